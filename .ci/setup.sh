@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything Skald needs to build, run and test on Debian 12:
+# apt packages, Rust tools, npm packages. Safe to run again (it skips what
+# is already there).
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+APT_PACKAGES=(
+  # Tauri build
+  libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
+  libayatana-appindicator3-dev libgtk-3-dev libxdo-dev libssl-dev build-essential pkg-config file
+  # the real app under a virtual display, driven through WebDriver
+  xvfb imagemagick webkit2gtk-driver xdotool
+  # benchmarks and tool tests
+  ripgrep universal-ctags curl ca-certificates
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  step "apt: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  step "rust: installing rustup (toolchain pinned by rust-toolchain.toml)"
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+fi
+if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.node.split(".")[0] < 20)'; then
+  echo "Node.js 20 or newer is required (with npm); install it and re-run." >&2
+  exit 1
+fi
+if ! command -v cargo-nextest >/dev/null; then
+  step "cargo-nextest"
+  cargo install cargo-nextest --locked
+fi
+if ! command -v tauri-driver >/dev/null; then
+  step "tauri-driver (pinned to 2.x)"
+  cargo install tauri-driver@2.1.0 --locked
+fi
+
+step "npm: ui dependencies"
+cd "$ROOT/ui"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,214 @@
+//! `skald`: the headless face of Skald. Same registry, same store, same
+//! rules as the desktop app; for scripting, tests and terminals.
+//!
+//! Exit codes: 0 success, 1 the tool failed, 2 bad input (unknown tool,
+//! malformed JSON, schema violation), 75 a restart was requested.
+
+mod catalog_md;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use skald_core_api::{CancellationToken, ExecutionOutcome, ToolError, drive_execution};
+use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
+
+/// Exit code when the `restart` tool asked the host to restart (EX_TEMPFAIL).
+pub const EXIT_RESTART: u8 = 75;
+
+#[derive(Parser)]
+#[command(name = "skald", version, about = "Skald, headless: tools and the store from a terminal")]
+struct Cli {
+    /// Where Skald keeps its database (overrides SKALD_DATA_DIR).
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every tool: registry, synthetic and MCP.
+    Tools {
+        /// Machine-readable catalogue (the `AllTools` IPC type).
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// The catalogue table of docs/tools.md.
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Work with a single tool.
+    Tool {
+        #[command(subcommand)]
+        command: ToolCommand,
+    },
+    /// Open (creating or migrating) the database and print where it is.
+    Status,
+}
+
+#[derive(Subcommand)]
+enum ToolCommand {
+    /// Run one tool through the registry and print its result.
+    Run {
+        /// Tool name, as `skald tools` lists it.
+        name: String,
+        /// Arguments as a JSON object, e.g. '{"path": "README.md"}'.
+        #[arg(default_value = "{}")]
+        args: String,
+        /// Working directory the call runs in (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SKALD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("skald: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let deps = BuiltinDeps::default();
+    let registry = std::sync::Arc::new(builtin_registry(&deps));
+    match cli.command {
+        Command::Tools { json, markdown } => {
+            let all = ToolCatalog::new(registry).list_all();
+            let out = if json {
+                match serde_json::to_string_pretty(&all) {
+                    Ok(s) => s,
+                    Err(e) => return fail(1, &format!("cannot serialise the catalogue: {e}")),
+                }
+            } else if markdown {
+                catalog_md::markdown_table(&all)
+            } else {
+                catalog_md::plain_listing(&all)
+            };
+            print_out(&out);
+            ExitCode::SUCCESS
+        }
+        Command::Tool {
+            command:
+                ToolCommand::Run {
+                    name,
+                    args,
+                    workdir,
+                },
+        } => {
+            let code = run_tool(&registry, &name, &args, workdir).await;
+            if code == ExitCode::SUCCESS && deps.restart.is_requested() {
+                eprintln!("skald: restart requested; exiting with {EXIT_RESTART} so a supervisor can restart");
+                return ExitCode::from(EXIT_RESTART);
+            }
+            code
+        }
+        Command::Status => status(cli.data_dir).await,
+    }
+}
+
+async fn run_tool(
+    registry: &skald_tools::ToolRegistry,
+    name: &str,
+    args: &str,
+    workdir: Option<PathBuf>,
+) -> ExitCode {
+    if !registry.contains(name) {
+        return fail(
+            2,
+            &format!("unknown tool `{name}` (`skald tools` lists the tools)"),
+        );
+    }
+    let args: Value = match serde_json::from_str(args) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => return fail(2, "arguments must be a JSON object, e.g. '{\"path\": \"a.txt\"}'"),
+        Err(e) => return fail(2, &format!("malformed JSON arguments: {e}")),
+    };
+    let workdir = match workdir.map_or_else(std::env::current_dir, Ok) {
+        Ok(dir) => dir,
+        Err(e) => return fail(2, &format!("cannot determine the working directory: {e}")),
+    };
+    let workdir = if workdir.is_absolute() {
+        workdir
+    } else {
+        match std::env::current_dir() {
+            Ok(cwd) => cwd.join(workdir),
+            Err(e) => return fail(2, &format!("cannot determine the working directory: {e}")),
+        }
+    };
+    if !workdir.is_dir() {
+        return fail(2, &format!("working directory {} is not a directory", workdir.display()));
+    }
+    let args = registry.effective_args(name, args, &workdir);
+    let Some(exec) = registry.run(name, args) else {
+        return fail(2, &format!("unknown tool `{name}`"));
+    };
+    // Ctrl-C stops the tool the same way the app's Stop button does.
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
+        }
+    });
+    match drive_execution(exec.as_ref(), cancel).await {
+        ExecutionOutcome::Completed(out) => {
+            print_out(&out);
+            ExitCode::SUCCESS
+        }
+        ExecutionOutcome::Failed(e @ ToolError::InvalidArguments { .. }) => fail(2, &e.to_string()),
+        ExecutionOutcome::Failed(e) => fail(1, &e.to_string()),
+        ExecutionOutcome::Cancelled => fail(1, "cancelled"),
+    }
+}
+
+async fn status(data_dir: Option<PathBuf>) -> ExitCode {
+    let dir = match data_dir.map_or_else(skald_store::default_data_dir, Ok) {
+        Ok(d) => d,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    match skald_store::Store::open(&dir).await {
+        Ok(store) => {
+            let version = store.schema_version().await.unwrap_or(0);
+            print_out(&format!(
+                "data dir: {}\ndatabase: {}\nschema version: {version}",
+                dir.display(),
+                dir.join(skald_store::DB_FILE_NAME).display()
+            ));
+            store.close().await;
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+fn print_out(s: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(s.as_bytes());
+    if !s.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+}
+
+/// One line on stderr, then the exit code.
+fn fail(code: u8, reason: &str) -> ExitCode {
+    let line = reason.lines().next().unwrap_or(reason);
+    eprintln!("skald: {line}");
+    ExitCode::from(code)
+}

@@ -1,0 +1,121 @@
+//! The `skald` binary end to end: exit codes, catalogue output, data dir.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn skald(args: &[&str], data_dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skald"))
+        .args(args)
+        .env("SKALD_DATA_DIR", data_dir)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn tools_json_lists_the_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skald(&["tools", "--json"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let all: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let names: Vec<&str> = all["builtIn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for expected in ["write_todos", "show_file_to_user", "execute_task"] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    assert_eq!(all["mcp"], Value::Array(vec![]));
+}
+
+#[test]
+fn tools_markdown_and_plain() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = skald(&["tools", "--markdown"], dir.path());
+    assert!(md.status.success());
+    assert!(stdout(&md).starts_with("| Tool | Kind | Category |"));
+    let plain = skald(&["tools"], dir.path());
+    assert!(plain.status.success());
+    assert!(stdout(&plain).contains("write_todos"));
+}
+
+#[test]
+fn unknown_tool_is_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skald(&["tool", "run", "no_such_tool", "{}"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("unknown tool `no_such_tool`"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn malformed_json_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skald(&["tool", "run", "read_file", "{not json"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("malformed JSON arguments"), "{}", stderr(&out));
+    let out = skald(&["tool", "run", "read_file", "[1,2]"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("must be a JSON object"));
+}
+
+#[test]
+fn schema_violation_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skald(&["tool", "run", "read_file", r#"{"path": 42}"#], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("invalid arguments for read_file"), "{}", stderr(&out));
+    let out = skald(&["tool", "run", "read_file", "{}"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing field `path`"), "{}", stderr(&out));
+}
+
+#[test]
+fn success_is_exit_0_and_relative_paths_use_workdir() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "first\nsecond\n").unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let out = skald(
+        &["tool", "run", "read_file", r#"{"path": "hello.txt"}"#, "--workdir", workdir],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("second"), "{}", stdout(&out));
+}
+
+#[test]
+fn tool_failure_is_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let out = skald(
+        &["tool", "run", "read_file", r#"{"path": "missing.txt"}"#, "--workdir", workdir],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out).trim_end().lines().count(), 1);
+}
+
+#[test]
+fn status_creates_the_database_in_the_data_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("nested/data");
+    let out = skald(&["status", "--data-dir", data.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(data.join("skald.db").exists());
+    assert!(stdout(&out).contains("schema version:"));
+    // SKALD_DATA_DIR is honoured when --data-dir is absent.
+    let out = skald(&["status"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("skald.db").exists());
+}

@@ -1,0 +1,23 @@
+//! The tool core: the [`Tool`] definition, a live [`ToolExecution`] and its
+//! lifecycle ([`ToolExecutionState`], [`ExecutionOutcome`], [`SimpleExecution`],
+//! [`drive_execution`]), typed arguments and display labels.
+//!
+//! This crate must never touch the database, the UI or any concrete tool: the
+//! session driver mirrors execution state to SQLite and emits events.
+
+mod error;
+mod execution;
+mod input;
+mod label;
+mod tool;
+
+pub use error::ToolError;
+pub use execution::{
+    BoxFuture, ExecutionOutcome, SimpleExecution, ToolExecution, ToolExecutionState,
+    drive_execution,
+};
+pub use input::{input_schema, parse_args};
+pub use label::{MAX_LABEL_FULL, MAX_LABEL_SHORT, ToolDescriptionLength, truncate_label};
+pub use skald_protocol::{ToolCallStatus, ToolCategory};
+pub use tokio_util::sync::CancellationToken;
+pub use tool::{RestartHint, Tool, ToolResult};

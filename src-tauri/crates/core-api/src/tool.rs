@@ -1,0 +1,92 @@
+//! [`Tool`]: the catalogue entry. A live invocation is a
+//! [`ToolExecution`](crate::ToolExecution) produced by [`Tool::run`], on the
+//! `Command` → `spawn()` → `Child` pattern.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::{
+    BoxFuture, SimpleExecution, ToolCategory, ToolDescriptionLength, ToolError, ToolExecution,
+};
+
+pub type ToolResult = Result<String, ToolError>;
+
+/// What crash recovery may do with a call that was interrupted mid-flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RestartHint {
+    /// Safe to re-run from intent (reads, idempotent writes).
+    Rerun,
+    /// Side-effecting: never re-run silently; re-ask the person or report the
+    /// call to the model as interrupted.
+    Reask,
+}
+
+/// A tool definition. Sync tools implement [`Tool::execute`]; async tools
+/// override [`Tool::execute_async`] instead (never `block_in_place`).
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    /// JSON Schema object of the arguments, generated from a typed input
+    /// struct with [`input_schema`](crate::input_schema).
+    fn parameters_schema(&self) -> Value;
+
+    /// UI/notification label for a call; see [`ToolDescriptionLength`].
+    fn describe(&self, _args: &Value, _length: ToolDescriptionLength) -> String {
+        self.name().to_string()
+    }
+
+    /// The single viewable file this call acts on, if any.
+    fn target_path(&self, _args: &Value) -> Option<String> {
+        None
+    }
+
+    /// The arguments as they will really run in `workdir`: relative paths made
+    /// absolute, a missing working directory filled in. The session persists
+    /// these, so a re-run after a crash acts on the same files.
+    fn effective_args(&self, args: Value, _workdir: &Path) -> Value {
+        args
+    }
+
+    fn execute(&self, _args: Value) -> ToolResult {
+        Err(ToolError::NotImplemented(self.name().to_string()))
+    }
+
+    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+        Box::pin(std::future::ready(self.execute(args)))
+    }
+
+    /// Starts one execution. The default races `execute_async` against a stop
+    /// token; override for a bespoke `stop()` that also tears down remote work.
+    fn run<'a>(&'a self, args: Value) -> Box<dyn ToolExecution + 'a> {
+        Box::new(SimpleExecution::new(self.execute_async(args)))
+    }
+
+    fn category(&self) -> ToolCategory;
+
+    /// Visible only to sub-agents (depth ≥ 1).
+    fn sub_agents_only(&self) -> bool {
+        false
+    }
+
+    /// Visible only to the root agent (depth 0).
+    fn root_agent_only(&self) -> bool {
+        false
+    }
+
+    /// Whether a call interrupted by a crash may be re-run as is.
+    fn restart_hint(&self) -> RestartHint {
+        RestartHint::Rerun
+    }
+
+    fn openai_definition(&self) -> Value {
+        json!({
+            "type": "function",
+            "function": {
+                "name": self.name(),
+                "description": self.description(),
+                "parameters": self.parameters_schema(),
+            }
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! Every type that crosses the IPC boundary between the Rust backend and the
+//! webview: command parameters and results, events, error codes.
+//!
+//! This crate must never depend on Tauri, the database or any tool logic: it is
+//! plain serde data, camelCase on the wire, and the TypeScript bindings in
+//! `ui/src/bindings.ts` are generated from it (see [`bindings`]).
+
+mod app;
+pub mod bindings;
+mod error;
+mod tools;
+
+pub use app::AppInfo;
+pub use error::{ErrorCode, IpcError};
+pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

@@ -1,0 +1,122 @@
+//! Tool catalogue types: what the Tools page and the approval settings show.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Access-control grouping every tool declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+pub enum ToolCategory {
+    Filesystem,
+    Shell,
+    Subagent,
+    Introspection,
+    Config,
+}
+
+impl ToolCategory {
+    pub const ALL: [ToolCategory; 5] = [
+        ToolCategory::Filesystem,
+        ToolCategory::Shell,
+        ToolCategory::Subagent,
+        ToolCategory::Introspection,
+        ToolCategory::Config,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCategory::Filesystem => "Filesystem",
+            ToolCategory::Shell => "Shell",
+            ToolCategory::Subagent => "Subagent",
+            ToolCategory::Introspection => "Introspection",
+            ToolCategory::Config => "Config",
+        }
+    }
+}
+
+/// Where a catalogue entry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolKind {
+    /// Registered in the `ToolRegistry`.
+    Registry,
+    /// Injected by the session driver outside the registry (`synthetic_tools()`).
+    Synthetic,
+    /// Offered by an MCP server, named `mcp__<server>__<tool>`.
+    Mcp,
+}
+
+/// One catalogue entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    /// `None` for tools the spec leaves uncategorised (most synthetic ones, MCP).
+    pub category: Option<ToolCategory>,
+    pub kind: ToolKind,
+    pub sub_agents_only: bool,
+    pub root_agent_only: bool,
+}
+
+/// The whole catalogue: built-in (registry + synthetic) and MCP tools.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AllTools {
+    pub built_in: Vec<ToolInfo>,
+    pub mcp: Vec<ToolInfo>,
+}
+
+impl AllTools {
+    /// Every tool, built-in first, in catalogue order.
+    pub fn iter(&self) -> impl Iterator<Item = &ToolInfo> {
+        self.built_in.iter().chain(self.mcp.iter())
+    }
+}
+
+/// The persisted status of a tool call (`chat_llm_tools.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    Running,
+    Pending,
+    Done,
+    Failed,
+    Cancelled,
+    Rejected,
+}
+
+impl ToolCallStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCallStatus::Running => "running",
+            ToolCallStatus::Pending => "pending",
+            ToolCallStatus::Done => "done",
+            ToolCallStatus::Failed => "failed",
+            ToolCallStatus::Cancelled => "cancelled",
+            ToolCallStatus::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "running" => ToolCallStatus::Running,
+            "pending" => ToolCallStatus::Pending,
+            "done" => ToolCallStatus::Done,
+            "failed" => ToolCallStatus::Failed,
+            "cancelled" => ToolCallStatus::Cancelled,
+            "rejected" => ToolCallStatus::Rejected,
+            _ => return None,
+        })
+    }
+
+    /// Terminal statuses never change again.
+    pub fn is_terminal(self) -> bool {
+        match self {
+            ToolCallStatus::Running | ToolCallStatus::Pending => false,
+            ToolCallStatus::Done
+            | ToolCallStatus::Failed
+            | ToolCallStatus::Cancelled
+            | ToolCallStatus::Rejected => true,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! [`ToolCatalog`]: one façade over the registry, the synthetic tools the
+//! session driver injects, and MCP tools.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use skald_core_api::{ToolCategory, ToolDescriptionLength};
+use skald_protocol::{AllTools, ToolInfo, ToolKind};
+
+use crate::{ToolRegistry, tool_names as tn};
+
+/// Where MCP tools come from once MCP servers exist.
+pub trait McpToolSource: Send + Sync {
+    fn tool_infos(&self) -> Vec<ToolInfo>;
+}
+
+#[derive(Clone)]
+pub struct ToolCatalog {
+    registry: Arc<ToolRegistry>,
+    mcp: Option<Arc<dyn McpToolSource>>,
+}
+
+impl ToolCatalog {
+    pub fn new(registry: Arc<ToolRegistry>) -> Self {
+        Self {
+            registry,
+            mcp: None,
+        }
+    }
+
+    pub fn with_mcp(mut self, mcp: Arc<dyn McpToolSource>) -> Self {
+        self.mcp = Some(mcp);
+        self
+    }
+
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.registry
+    }
+
+    /// Registry tools then synthetic tools (each sorted by name), and MCP.
+    pub fn list_all(&self) -> AllTools {
+        let mut built_in = self.registry.infos();
+        built_in.extend(synthetic_tools());
+        let mut mcp = self.mcp.as_ref().map(|m| m.tool_infos()).unwrap_or_default();
+        mcp.sort_by(|a, b| a.name.cmp(&b.name));
+        AllTools { built_in, mcp }
+    }
+
+    pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
+        self.registry.describe_call(name, args, length)
+    }
+}
+
+/// The core-owned tools injected outside the registry, listed up front so
+/// they can be given rules before their first use. Sorted by name.
+pub fn synthetic_tools() -> Vec<ToolInfo> {
+    let entries: [(&str, Option<ToolCategory>, &str); 9] = [
+        (
+            tn::ACTIVATE_TOOLS,
+            Some(ToolCategory::Config),
+            "Activates tool groups on demand: MCP server names and/or the reserved `config` group.",
+        ),
+        (
+            tn::ASK_USER_CLARIFICATION,
+            None,
+            "Pauses and asks the person a question, with optional suggested answers.",
+        ),
+        (
+            tn::EXECUTE_SUBTASK,
+            None,
+            "Runs a sub-agent synchronously from a background session.",
+        ),
+        (
+            tn::EXECUTE_TASK,
+            Some(ToolCategory::Config),
+            "Launches a sub-agent or task: inline (sync), in the background (async) or on a schedule (cron).",
+        ),
+        (
+            tn::IMAGE_GENERATE,
+            Some(ToolCategory::Config),
+            "Generates an image with a configured image provider.",
+        ),
+        (
+            tn::NOTIFY,
+            None,
+            "Queues a structured notification to the home conversation.",
+        ),
+        (
+            tn::SHOW_FILE_TO_USER,
+            None,
+            "Opens a file in the person's file viewer (Markdown, code, images, SVG, PDF, LaTeX source, HTML).",
+        ),
+        (
+            tn::UPDATE_SCRATCHPAD,
+            None,
+            "Writes the session's shared scratchpad, seen by every agent in the session.",
+        ),
+        (
+            tn::WRITE_TODOS,
+            None,
+            "Keeps the calling agent's private todo list; re-send the whole list with statuses on every call.",
+        ),
+    ];
+    entries
+        .into_iter()
+        .map(|(name, category, description)| ToolInfo {
+            name: name.to_string(),
+            description: description.to_string(),
+            category,
+            kind: ToolKind::Synthetic,
+            sub_agents_only: false,
+            root_agent_only: false,
+        })
+        .collect()
+}

@@ -1,0 +1,202 @@
+//! [`ToolRegistry`]: the built-in tools keyed by name, and the single place
+//! labels, target paths and effective arguments of any call are computed.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use skald_core_api::{
+    RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolExecution, ToolResult,
+    truncate_label,
+};
+use skald_protocol::{ToolInfo, ToolKind};
+
+use crate::tool_names as tn;
+
+#[derive(Default, Clone)]
+pub struct ToolRegistry {
+    tools: HashMap<String, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Inserts `tool` keyed by its name, replacing any tool of that name.
+    pub fn register(&mut self, tool: impl Tool + 'static) {
+        self.register_arc(Arc::new(tool));
+    }
+
+    pub fn register_arc(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name().to_string(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.tools.contains_key(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Tools sorted by name, so every listing and request is deterministic.
+    fn sorted(&self) -> Vec<&Arc<dyn Tool>> {
+        let mut v: Vec<_> = self.tools.values().collect();
+        v.sort_by(|a, b| a.name().cmp(b.name()));
+        v
+    }
+
+    fn definitions(&self, keep: impl Fn(&dyn Tool) -> bool) -> Vec<Value> {
+        self.sorted()
+            .into_iter()
+            .filter(|t| keep(t.as_ref()))
+            .map(|t| t.openai_definition())
+            .collect()
+    }
+
+    /// Definitions for the root agent: every tool but the sub-agent-only ones.
+    pub fn openai_definitions(&self) -> Vec<Value> {
+        self.definitions(|t| !t.sub_agents_only())
+    }
+
+    /// Definitions of the tools only sub-agents see.
+    pub fn openai_definitions_sub_agents_only(&self) -> Vec<Value> {
+        self.definitions(|t| t.sub_agents_only())
+    }
+
+    /// Root definitions without the lazy Config group.
+    pub fn openai_definitions_excluding_config(&self) -> Vec<Value> {
+        self.definitions(|t| !t.sub_agents_only() && t.category() != ToolCategory::Config)
+    }
+
+    /// The lazy Config group, offered after `activate_tools(["config"])`.
+    pub fn openai_definitions_config_only(&self) -> Vec<Value> {
+        self.definitions(|t| !t.sub_agents_only() && t.category() == ToolCategory::Config)
+    }
+
+    /// Names a sub-agent's configuration filters out.
+    pub fn root_agent_only_names(&self) -> Vec<String> {
+        self.sorted()
+            .into_iter()
+            .filter(|t| t.root_agent_only())
+            .map(|t| t.name().to_string())
+            .collect()
+    }
+
+    /// `(name, description)` of every registered tool, sorted by name.
+    pub fn list_all(&self) -> Vec<(String, String)> {
+        self.sorted()
+            .into_iter()
+            .map(|t| (t.name().to_string(), t.description().to_string()))
+            .collect()
+    }
+
+    /// Catalogue entries of every registered tool, sorted by name.
+    pub fn infos(&self) -> Vec<ToolInfo> {
+        self.sorted()
+            .into_iter()
+            .map(|t| ToolInfo {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                category: Some(t.category()),
+                kind: ToolKind::Registry,
+                sub_agents_only: t.sub_agents_only(),
+                root_agent_only: t.root_agent_only(),
+            })
+            .collect()
+    }
+
+    /// `None` for MCP, synthetic and unknown tools.
+    pub fn category_of(&self, name: &str) -> Option<ToolCategory> {
+        self.tools.get(name).map(|t| t.category())
+    }
+
+    pub fn restart_hint(&self, name: &str) -> Option<RestartHint> {
+        self.tools.get(name).map(|t| t.restart_hint())
+    }
+
+    /// Runs a tool to completion, uncancellably. Prefer [`ToolRegistry::run`].
+    pub async fn dispatch(&self, name: &str, args: Value) -> ToolResult {
+        match self.tools.get(name) {
+            Some(tool) => tool.execute_async(args).await,
+            None => Err(ToolError::UnknownTool(name.to_string())),
+        }
+    }
+
+    /// Starts a cancellable execution; `None` for names outside the registry
+    /// (MCP and synthetic tools are the caller's).
+    pub fn run(&self, name: &str, args: Value) -> Option<Box<dyn ToolExecution + '_>> {
+        self.tools.get(name).map(|t| t.run(args))
+    }
+
+    /// Arguments as they will run in `workdir` (see `Tool::effective_args`).
+    pub fn effective_args(&self, name: &str, args: Value, workdir: &Path) -> Value {
+        match self.tools.get(name) {
+            Some(t) => t.effective_args(args, workdir),
+            None => args,
+        }
+    }
+
+    /// A human label for any call, registry or not, within the length's limit.
+    pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
+        let label = if let Some(tool) = self.tools.get(name) {
+            tool.describe(args, length)
+        } else if name == tn::SHOW_FILE_TO_USER {
+            match str_arg(args, "path") {
+                Some(p) => format!("{name} `{p}`"),
+                None => name.to_string(),
+            }
+        } else if name == tn::EXECUTE_TASK || name == tn::EXECUTE_SUBTASK || name == tn::RUN_SUBTASK
+        {
+            describe_sub_agent_call(name, args)
+        } else {
+            name.to_string()
+        };
+        truncate_label(&label, length.max_chars())
+    }
+
+    /// The single viewable file a call acts on, if any.
+    pub fn target_path(&self, name: &str, args: &Value) -> Option<String> {
+        if let Some(tool) = self.tools.get(name) {
+            return tool.target_path(args);
+        }
+        if name == tn::SHOW_FILE_TO_USER {
+            return str_arg(args, "path").map(str::to_string);
+        }
+        None
+    }
+}
+
+fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// `execute_task ⚡ → software-engineer: Refactor auth module`.
+fn describe_sub_agent_call(name: &str, args: &Value) -> String {
+    let mode = match (name, str_arg(args, "mode")) {
+        (n, Some("sync")) if n == tn::EXECUTE_TASK => " ⚡",
+        (n, Some("async")) if n == tn::EXECUTE_TASK => " 🚀",
+        (n, Some("cron")) if n == tn::EXECUTE_TASK => " 📅",
+        _ => "",
+    };
+    let what = str_arg(args, "description").or_else(|| str_arg(args, "title"));
+    match (str_arg(args, "agent_id"), what) {
+        (Some(agent), Some(what)) => format!("{name}{mode} → {agent}: {what}"),
+        (Some(agent), None) => format!("{name}{mode} → {agent}"),
+        (None, Some(what)) => format!("{name}{mode} → {what}"),
+        (None, None) => format!("{name}{mode}"),
+    }
+}

@@ -1,0 +1,76 @@
+//! The desktop shell: Tauri builder, plugins, managed state, commands, tray.
+//! Thin by design — every decision lives in a library crate that tests
+//! without a webview; this crate only wires them to windows and IPC.
+
+mod commands;
+mod state;
+mod tray;
+
+use tauri::{Manager, WindowEvent};
+use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
+
+pub use state::AppState;
+
+/// Brings the main window back (tray "Open", a second launch).
+pub(crate) fn show_main_window(app: &tauri::AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SKALD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+
+    let result = tauri::Builder::default()
+        // Must come first: a second launch focuses the running app instead.
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            show_main_window(app);
+        }))
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
+        .setup(|app| {
+            let state = match tauri::async_runtime::block_on(AppState::load()) {
+                Ok(state) => state,
+                Err(e) => {
+                    // A database from a newer Skald, an unwritable data dir:
+                    // say so plainly and leave everything untouched.
+                    tracing::error!(error = %e, "cannot start");
+                    app.dialog()
+                        .message(e.to_string())
+                        .title("Skald cannot start")
+                        .kind(MessageDialogKind::Error)
+                        .blocking_show();
+                    return Err(e.into());
+                }
+            };
+            state.watch_restart(app.handle().clone());
+            app.manage(state);
+            tray::build(app)?;
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            // Closing the main window hides it to the tray; Quit is in the tray.
+            if let WindowEvent::CloseRequested { api, .. } = event
+                && window.label() == "main"
+            {
+                api.prevent_close();
+                let _ = window.hide();
+            }
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::tools::list_tools,
+            commands::app::app_info,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        eprintln!("skald: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,51 @@
+// E2E: the built app in its real webview lists exactly the tools that
+// `skald tools --json` lists, and we keep a screenshot of it.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Session, startDriver } from "./webdriver.mjs";
+
+const app = process.env.SKALD_APP;
+const cli = process.env.SKALD_CLI;
+const shots = process.env.SKALD_SCREENSHOTS;
+if (!app || !cli || !shots) throw new Error("set SKALD_APP, SKALD_CLI and SKALD_SCREENSHOTS");
+
+let driver;
+let session;
+
+before(async () => {
+  driver = await startDriver();
+  session = await Session.create(driver.base, app);
+});
+
+after(async () => {
+  await session?.quit();
+  driver?.proc.kill();
+});
+
+test("the Tools page lists exactly the catalogue of `skald tools --json`", async () => {
+  const all = JSON.parse(execFileSync(cli, ["tools", "--json"], { encoding: "utf8" }));
+  const expected = [...all.builtIn, ...all.mcp].map((t) => t.name).sort();
+
+  await session.waitFor("return document.querySelectorAll('tr[data-tool]').length > 0", {
+    what: "the tools table",
+  });
+  const shown = await session.execute(
+    "return Array.from(document.querySelectorAll('tr[data-tool]')).map(r => r.dataset.tool)",
+  );
+  assert.deepEqual([...shown].sort(), expected);
+
+  const category = await session.execute(
+    "return document.querySelector('tr[data-tool=\"read_file\"] .tool-category')?.textContent",
+  );
+  assert.equal(category, "Filesystem");
+
+  // A screenshot right after a DOM change can be a frame stale.
+  await new Promise((r) => setTimeout(r, 1000));
+  mkdirSync(shots, { recursive: true });
+  const file = join(shots, "tools-page.png");
+  writeFileSync(file, await session.screenshot());
+  console.log(`screenshot: ${file}`);
+});
