@@ -1,4 +1,5 @@
 //! Registry, catalogue and discovery behaviour with small test tools.
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -77,10 +78,7 @@ fn def_names(defs: &[Value]) -> Vec<String> {
 #[test]
 fn definitions_filter_by_visibility_and_are_sorted() {
     let r = registry();
-    assert_eq!(
-        def_names(&r.openai_definitions()),
-        ["alpha", "cfg", "zeta"]
-    );
+    assert_eq!(def_names(&r.openai_definitions()), ["alpha", "cfg", "zeta"]);
     assert_eq!(def_names(&r.openai_definitions_sub_agents_only()), ["sub"]);
     assert_eq!(
         def_names(&r.openai_definitions_excluding_config()),
@@ -134,8 +132,14 @@ async fn dispatch_and_run_known_and_unknown_names() {
 fn describe_call_uses_tool_then_special_cases_then_name() {
     let r = registry();
     let short = ToolDescriptionLength::Short;
-    assert_eq!(r.describe_call("zeta", &json!({"x": "hi"}), short), "zeta hi");
-    assert_eq!(r.describe_call("unknown_tool", &json!({}), short), "unknown_tool");
+    assert_eq!(
+        r.describe_call("zeta", &json!({"x": "hi"}), short),
+        "zeta hi"
+    );
+    assert_eq!(
+        r.describe_call("unknown_tool", &json!({}), short),
+        "unknown_tool"
+    );
     assert_eq!(
         r.describe_call("mcp__gmail__send", &json!({"to": "x"}), short),
         "mcp__gmail__send"
@@ -153,7 +157,11 @@ fn describe_call_uses_tool_then_special_cases_then_name() {
         "execute_task ⚡ → software-engineer: Refactor auth module"
     );
     assert_eq!(
-        r.describe_call(tn::EXECUTE_TASK, &json!({"mode": "async", "agent_id": "a", "title": "T"}), short),
+        r.describe_call(
+            tn::EXECUTE_TASK,
+            &json!({"mode": "async", "agent_id": "a", "title": "T"}),
+            short
+        ),
         "execute_task 🚀 → a: T"
     );
     assert_eq!(
@@ -267,7 +275,13 @@ impl KnownToolsSink for RecordingSink {
             .unwrap()
             .push(tools.into_iter().map(|t| t.name).collect());
         let fail = self.fail;
-        Box::pin(async move { if fail { Err("disk full".into()) } else { Ok(()) } })
+        Box::pin(async move {
+            if fail {
+                Err("disk full".into())
+            } else {
+                Ok(())
+            }
+        })
     }
 }
 
@@ -277,8 +291,12 @@ async fn discovery_writes_each_name_once() {
     let discovery = ToolDiscovery::new(sink.clone());
     let defs = registry().openai_definitions();
     discovery.observe(&defs, "builtin").unwrap().await.unwrap();
-    assert!(discovery.observe(&defs, "builtin").is_none(), "no write for seen names");
-    let more = vec![json!({"type": "function", "function": {"name": "mcp__s__t", "description": "d"}})];
+    assert!(
+        discovery.observe(&defs, "builtin").is_none(),
+        "no write for seen names"
+    );
+    let more =
+        vec![json!({"type": "function", "function": {"name": "mcp__s__t", "description": "d"}})];
     let mut all = defs.clone();
     all.extend(more);
     discovery.observe(&all, "mcp").unwrap().await.unwrap();

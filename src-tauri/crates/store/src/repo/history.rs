@@ -1,0 +1,202 @@
+//! Messages (`chat_history`): what the user, the agents, the tools and the
+//! system said in a session, each tagged with the stack frame it belongs to.
+
+use serde_json::Value;
+use sqlx::sqlite::{SqlitePool, SqliteRow};
+use sqlx::{FromRow, Row};
+
+use crate::columns::{expect_one, json_column, json_text, now_ms, text_column};
+use crate::error::{Result, StoreError};
+
+/// Who wrote a message, stored in `chat_history.role`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The human.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool result.
+    Tool,
+    /// A system prompt or notice.
+    System,
+}
+
+impl Role {
+    /// The column text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Tool => "tool",
+            Self::System => "system",
+        }
+    }
+
+    /// Parses the column text.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "user" => Ok(Self::User),
+            "assistant" => Ok(Self::Assistant),
+            "tool" => Ok(Self::Tool),
+            "system" => Ok(Self::System),
+            other => Err(StoreError::Invalid(format!(
+                "unknown message role {other:?}"
+            ))),
+        }
+    }
+}
+
+text_column!(Role);
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewMessage {
+    /// Owning session.
+    pub session_id: String,
+    /// The agent frame that produced or received it.
+    pub stack_id: Option<i64>,
+    /// Author.
+    pub role: Role,
+    /// Text content.
+    pub content: String,
+    /// The assistant's tool calls, as the provider-neutral JSON array.
+    pub tool_calls: Option<Value>,
+    /// For [`Role::Tool`]: the call this message answers.
+    pub tool_call_id: Option<String>,
+}
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageRow {
+    /// Row id; increases in insertion order.
+    pub id: i64,
+    /// Owning session.
+    pub session_id: String,
+    /// The agent frame.
+    pub stack_id: Option<i64>,
+    /// Author.
+    pub role: Role,
+    /// Text content.
+    pub content: String,
+    /// Tool calls JSON.
+    pub tool_calls: Option<Value>,
+    /// Answered call.
+    pub tool_call_id: Option<String>,
+    /// Unix millis.
+    pub created_at: i64,
+}
+
+impl<'r> FromRow<'r, SqliteRow> for MessageRow {
+    fn from_row(row: &'r SqliteRow) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            session_id: row.try_get("session_id")?,
+            stack_id: row.try_get("stack_id")?,
+            role: row.try_get("role")?,
+            content: row.try_get("content")?,
+            tool_calls: json_column(row, "tool_calls")?,
+            tool_call_id: row.try_get("tool_call_id")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+}
+
+/// Repository for `chat_history`.
+#[derive(Debug, Clone)]
+pub struct HistoryRepo {
+    pool: SqlitePool,
+}
+
+impl HistoryRepo {
+    pub(crate) fn new(pool: SqlitePool) -> Self {
+        Self { pool }
+    }
+
+    /// Appends a message and returns it with its id.
+    pub async fn append(&self, new: &NewMessage) -> Result<MessageRow> {
+        let row = sqlx::query_as(
+            "INSERT INTO chat_history
+               (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+        )
+        .bind(&new.session_id)
+        .bind(new.stack_id)
+        .bind(new.role)
+        .bind(&new.content)
+        .bind(json_text(new.tool_calls.as_ref()))
+        .bind(&new.tool_call_id)
+        .bind(now_ms())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row)
+    }
+
+    /// The message with this id, if any.
+    pub async fn get(&self, id: i64) -> Result<Option<MessageRow>> {
+        let row = sqlx::query_as("SELECT * FROM chat_history WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row)
+    }
+
+    /// A session's messages in order.
+    pub async fn list_for_session(&self, session_id: &str) -> Result<Vec<MessageRow>> {
+        let rows = sqlx::query_as("SELECT * FROM chat_history WHERE session_id = ? ORDER BY id")
+            .bind(session_id)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows)
+    }
+
+    /// One agent frame's messages in order (what that agent sees).
+    pub async fn list_for_frame(&self, stack_id: i64) -> Result<Vec<MessageRow>> {
+        let rows = sqlx::query_as("SELECT * FROM chat_history WHERE stack_id = ? ORDER BY id")
+            .bind(stack_id)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows)
+    }
+
+    /// Replaces a message's text (e.g. when a stream completes).
+    pub async fn update_content(&self, id: i64, content: &str) -> Result<()> {
+        let done = sqlx::query("UPDATE chat_history SET content = ? WHERE id = ?")
+            .bind(content)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        expect_one(done.rows_affected(), "message", id)
+    }
+
+    /// Deletes a session's messages after `id` (for edit/regenerate). Returns the count.
+    pub async fn truncate_after(&self, session_id: &str, id: i64) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM chat_history WHERE session_id = ? AND id > ?")
+            .bind(session_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Deletes one message. Returns whether it existed.
+    pub async fn delete(&self, id: i64) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM chat_history WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Role;
+
+    #[test]
+    fn role_text_round_trips() {
+        for r in [Role::User, Role::Assistant, Role::Tool, Role::System] {
+            assert_eq!(r.as_str().parse::<Role>().unwrap(), r);
+        }
+        assert!(Role::parse("narrator").is_err());
+    }
+}

@@ -1,0 +1,419 @@
+//! Round trips for the chat-side repositories: sessions, stack, history,
+//! tool calls, known tools, grants and the scratchpad.
+
+use serde_json::json;
+use skald_store::{
+    FrameStatus, NewKnownTool, NewMessage, NewSession, NewStackFrame, NewToolCall, Role,
+    StoreError, ToolCallStatus,
+};
+
+use crate::common::{fresh, session};
+
+#[tokio::test]
+async fn sessions_round_trip() {
+    let (_dir, store) = fresh().await;
+    let repo = store.sessions();
+    let a = repo
+        .create(NewSession {
+            title: "first".to_owned(),
+            agent_id: "main".to_owned(),
+            working_dir: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(a.id.len(), 36, "uuid text: {}", a.id);
+    assert_eq!(a.permission_group, "default");
+    assert_eq!(a.run_context, None);
+    assert_eq!(repo.get(&a.id).await.unwrap(), Some(a.clone()));
+    let b = session(&store, "second").await;
+    assert_ne!(a.id, b.id);
+
+    let ids: Vec<_> = repo
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, [b.id.clone(), a.id.clone()], "newest first");
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    repo.touch(&a.id).await.unwrap();
+    let ids: Vec<_> = repo
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(
+        ids,
+        [a.id.clone(), b.id.clone()],
+        "touched moves to the top"
+    );
+
+    repo.rename(&a.id, "renamed").await.unwrap();
+    repo.set_working_dir(&a.id, Some("/w")).await.unwrap();
+    let ctx = json!({"allow_fs_writes": ["/w/docs"], "n": 1});
+    repo.set_run_context(&a.id, Some(&ctx)).await.unwrap();
+    let got = repo.get(&a.id).await.unwrap().unwrap();
+    assert_eq!(got.title, "renamed");
+    assert_eq!(got.working_dir.as_deref(), Some("/w"));
+    assert_eq!(got.run_context, Some(ctx));
+    assert!(got.updated_at >= a.updated_at);
+
+    assert!(matches!(
+        repo.rename("missing", "x").await,
+        Err(StoreError::NotFound {
+            what: "session",
+            ..
+        })
+    ));
+    assert!(repo.delete(&a.id).await.unwrap());
+    assert_eq!(repo.get(&a.id).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn stack_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.stack();
+    let root = repo
+        .push(&NewStackFrame {
+            session_id: s.id.clone(),
+            parent_id: None,
+            agent_id: "main".to_owned(),
+            task: None,
+            status: FrameStatus::Active,
+        })
+        .await
+        .unwrap();
+    assert_eq!(root.depth, 0);
+    let child = repo
+        .push(&NewStackFrame {
+            session_id: s.id.clone(),
+            parent_id: Some(root.id),
+            agent_id: "researcher".to_owned(),
+            task: Some("find it".to_owned()),
+            status: FrameStatus::Active,
+        })
+        .await
+        .unwrap();
+    assert_eq!(child.depth, 1);
+    assert_eq!(repo.get(child.id).await.unwrap(), Some(child.clone()));
+    assert_eq!(repo.top(&s.id).await.unwrap().map(|f| f.id), Some(child.id));
+
+    repo.set_status(root.id, FrameStatus::Waiting)
+        .await
+        .unwrap();
+    repo.set_status(child.id, FrameStatus::Done).await.unwrap();
+    assert_eq!(repo.top(&s.id).await.unwrap().map(|f| f.id), Some(root.id));
+    let all = repo.list_for_session(&s.id).await.unwrap();
+    assert_eq!(
+        all.iter().map(|f| f.status).collect::<Vec<_>>(),
+        [FrameStatus::Waiting, FrameStatus::Done]
+    );
+
+    let orphan = NewStackFrame {
+        session_id: s.id.clone(),
+        parent_id: Some(9999),
+        agent_id: "x".to_owned(),
+        task: None,
+        status: FrameStatus::Active,
+    };
+    assert!(matches!(
+        repo.push(&orphan).await,
+        Err(StoreError::NotFound { .. })
+    ));
+
+    assert!(repo.delete(root.id).await.unwrap());
+    assert!(
+        repo.list_for_session(&s.id).await.unwrap().is_empty(),
+        "children cascade"
+    );
+}
+
+#[tokio::test]
+async fn history_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.history();
+    let user = repo
+        .append(&NewMessage {
+            session_id: s.id.clone(),
+            stack_id: None,
+            role: Role::User,
+            content: "list files".to_owned(),
+            tool_calls: None,
+            tool_call_id: None,
+        })
+        .await
+        .unwrap();
+    let calls = json!([{"id": "c1", "name": "list_files", "arguments": "{}"}]);
+    let asst = repo
+        .append(&NewMessage {
+            session_id: s.id.clone(),
+            stack_id: None,
+            role: Role::Assistant,
+            content: String::new(),
+            tool_calls: Some(calls.clone()),
+            tool_call_id: None,
+        })
+        .await
+        .unwrap();
+    let tool = repo
+        .append(&NewMessage {
+            session_id: s.id.clone(),
+            stack_id: None,
+            role: Role::Tool,
+            content: "a.txt".to_owned(),
+            tool_calls: None,
+            tool_call_id: Some("c1".to_owned()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        repo.get(asst.id).await.unwrap().unwrap().tool_calls,
+        Some(calls)
+    );
+    assert_eq!(
+        repo.list_for_session(&s.id).await.unwrap(),
+        [user.clone(), asst.clone(), tool.clone()]
+    );
+
+    repo.update_content(user.id, "list all files")
+        .await
+        .unwrap();
+    assert_eq!(
+        repo.get(user.id).await.unwrap().unwrap().content,
+        "list all files"
+    );
+    assert_eq!(repo.truncate_after(&s.id, user.id).await.unwrap(), 2);
+    assert_eq!(repo.list_for_session(&s.id).await.unwrap().len(), 1);
+    assert!(repo.delete(user.id).await.unwrap());
+    assert!(matches!(
+        repo.update_content(user.id, "x").await,
+        Err(StoreError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn history_by_frame() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let frame = store
+        .stack()
+        .push(&NewStackFrame {
+            session_id: s.id.clone(),
+            parent_id: None,
+            agent_id: "main".to_owned(),
+            task: None,
+            status: FrameStatus::Active,
+        })
+        .await
+        .unwrap();
+    for (stack_id, text) in [(Some(frame.id), "in frame"), (None, "outside")] {
+        store
+            .history()
+            .append(&NewMessage {
+                session_id: s.id.clone(),
+                stack_id,
+                role: Role::System,
+                content: text.to_owned(),
+                tool_calls: None,
+                tool_call_id: None,
+            })
+            .await
+            .unwrap();
+    }
+    let in_frame = store.history().list_for_frame(frame.id).await.unwrap();
+    assert_eq!(in_frame.len(), 1);
+    assert_eq!(in_frame[0].content, "in frame");
+}
+
+#[tokio::test]
+async fn tool_calls_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.tool_calls();
+    let new = |id: &str, status| NewToolCall {
+        id: id.to_owned(),
+        session_id: s.id.clone(),
+        message_id: None,
+        name: "write_file".to_owned(),
+        arguments: r#"{"path":"x"}"#.to_owned(),
+        status,
+    };
+    repo.insert(&new("c1", ToolCallStatus::Running))
+        .await
+        .unwrap();
+    repo.insert(&new("c2", ToolCallStatus::Running))
+        .await
+        .unwrap();
+    repo.insert(&new("c3", ToolCallStatus::Running))
+        .await
+        .unwrap();
+    assert!(
+        repo.insert(&new("c1", ToolCallStatus::Running))
+            .await
+            .is_err(),
+        "id is unique"
+    );
+
+    let got = repo.get("c1").await.unwrap().unwrap();
+    assert_eq!(got.name, "write_file");
+    assert_eq!(got.arguments, r#"{"path":"x"}"#);
+    assert_eq!(got.status, ToolCallStatus::Running);
+    assert_eq!((got.result, got.finished_at), (None, None));
+
+    repo.set_status("c2", ToolCallStatus::Pending)
+        .await
+        .unwrap();
+    repo.set_previews("c2", Some("old"), Some("new"))
+        .await
+        .unwrap();
+    repo.set_decision("c2", Some("approved"), Some("user clicked allow"))
+        .await
+        .unwrap();
+    let c2 = repo.get("c2").await.unwrap().unwrap();
+    assert_eq!(c2.status, ToolCallStatus::Pending);
+    assert_eq!(c2.old_preview.as_deref(), Some("old"));
+    assert_eq!(c2.new_preview.as_deref(), Some("new"));
+    assert_eq!(c2.decision.as_deref(), Some("approved"));
+    assert_eq!(c2.decision_reason.as_deref(), Some("user clicked allow"));
+
+    repo.finish("c1", ToolCallStatus::Done, Some("ok"), Some("text"))
+        .await
+        .unwrap();
+    let c1 = repo.get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.status, ToolCallStatus::Done);
+    assert_eq!(c1.result.as_deref(), Some("ok"));
+    assert_eq!(c1.result_type.as_deref(), Some("text"));
+    assert!(c1.finished_at.is_some());
+    assert!(matches!(
+        repo.finish("c3", ToolCallStatus::Pending, None, None).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    let unfinished = repo
+        .list_by_status(&[ToolCallStatus::Running, ToolCallStatus::Pending])
+        .await
+        .unwrap();
+    assert_eq!(
+        unfinished.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["c2", "c3"]
+    );
+    assert!(repo.list_by_status(&[]).await.unwrap().is_empty());
+    assert_eq!(repo.list_for_session(&s.id).await.unwrap().len(), 3);
+
+    assert_eq!(repo.get("nope").await.unwrap(), None);
+    assert!(matches!(
+        repo.set_status("nope", ToolCallStatus::Failed).await,
+        Err(StoreError::NotFound {
+            what: "tool call",
+            ..
+        })
+    ));
+}
+
+#[tokio::test]
+async fn known_tools_upsert_and_list() {
+    let (_dir, store) = fresh().await;
+    let repo = store.known_tools();
+    let tool = |name: &str, desc: Option<&str>, source: &str| NewKnownTool {
+        name: name.to_owned(),
+        description: desc.map(str::to_owned),
+        source: source.to_owned(),
+    };
+    assert_eq!(repo.upsert_many(&[]).await.unwrap(), 0);
+    let n = repo
+        .upsert_many(&[
+            tool("read_file", Some("Read a file"), "builtin"),
+            tool("mcp__gh__issues", None, "mcp"),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(n, 2);
+    let first = repo.get("read_file").await.unwrap().unwrap();
+
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    repo.upsert_many(&[
+        tool("read_file", None, "builtin"),
+        tool("mcp__gh__issues", Some("List issues"), "mcp"),
+        tool("activate_tools", Some("Activate"), "synthetic"),
+    ])
+    .await
+    .unwrap();
+    let list = repo.list().await.unwrap();
+    assert_eq!(
+        list.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["activate_tools", "mcp__gh__issues", "read_file"]
+    );
+    let again = &list[2];
+    assert_eq!(
+        again.description.as_deref(),
+        Some("Read a file"),
+        "kept when none offered"
+    );
+    assert_eq!(again.first_seen, first.first_seen);
+    assert!(again.last_seen > first.last_seen);
+    assert_eq!(list[1].description.as_deref(), Some("List issues"));
+
+    assert!(repo.delete("read_file").await.unwrap());
+    assert_eq!(repo.get("read_file").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn grants_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let frame = store
+        .stack()
+        .push(&NewStackFrame {
+            session_id: s.id.clone(),
+            parent_id: None,
+            agent_id: "main".to_owned(),
+            task: None,
+            status: FrameStatus::Active,
+        })
+        .await
+        .unwrap();
+    let repo = store.grants();
+    assert!(repo.grant_session(&s.id, "github").await.unwrap());
+    assert!(repo.grant_session(&s.id, "config").await.unwrap());
+    assert!(
+        !repo.grant_session(&s.id, "github").await.unwrap(),
+        "idempotent"
+    );
+    assert_eq!(
+        repo.list_session(&s.id).await.unwrap(),
+        ["config", "github"]
+    );
+    assert!(repo.revoke_session(&s.id, "github").await.unwrap());
+    assert!(!repo.revoke_session(&s.id, "github").await.unwrap());
+    assert_eq!(repo.list_session(&s.id).await.unwrap(), ["config"]);
+
+    assert!(repo.grant_frame(frame.id, "fs").await.unwrap());
+    assert!(!repo.grant_frame(frame.id, "fs").await.unwrap());
+    assert_eq!(repo.list_frame(frame.id).await.unwrap(), ["fs"]);
+    assert!(repo.revoke_frame(frame.id, "fs").await.unwrap());
+    assert!(repo.list_frame(frame.id).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn scratchpad_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.scratchpad();
+    assert_eq!(repo.get(&s.id).await.unwrap(), None);
+    repo.set(&s.id, "plan: a").await.unwrap();
+    assert_eq!(repo.get(&s.id).await.unwrap().unwrap().content, "plan: a");
+    repo.set(&s.id, "plan: b").await.unwrap();
+    let row = repo.get(&s.id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.session_id.as_str(), row.content.as_str()),
+        (s.id.as_str(), "plan: b")
+    );
+    assert!(repo.clear(&s.id).await.unwrap());
+    assert!(!repo.clear(&s.id).await.unwrap());
+    assert_eq!(repo.get(&s.id).await.unwrap(), None);
+}
