@@ -38,9 +38,16 @@ test("the Tools page lists exactly the catalogue of `skald tools --json`", async
   assert.deepEqual([...shown].sort(), expected);
 
   const category = await session.execute(
-    "return document.querySelector('tr[data-tool=\"read_file\"] .tool-category')?.textContent",
+    "return document.querySelector('tr[data-tool=\"get_ast_outline\"] .tool-category')?.textContent",
   );
   assert.equal(category, "Filesystem");
+
+  // app_info crosses IPC too: the sidebar shows the version and schema.
+  const about = await session.waitFor(
+    "const t = document.getElementById('about')?.textContent; return t && t.includes('schema') ? t : null",
+    { what: "the about line" },
+  );
+  assert.match(about, /^v\d+\.\d+\.\d+ · schema \d+$/);
 
   // A screenshot right after a DOM change can be a frame stale.
   await new Promise((r) => setTimeout(r, 1000));

@@ -63,6 +63,15 @@ describe("tools page", () => {
     expect(visible).toEqual(["execute_cmd"]);
   });
 
+  it("expands a clamped description on click", () => {
+    const root = document.createElement("div");
+    renderToolsPage(root, all);
+    const tr = root.querySelector<HTMLTableRowElement>('tr[data-tool="read_file"]')!;
+    expect(tr.classList.contains("expanded")).toBe(false);
+    tr.click();
+    expect(tr.classList.contains("expanded")).toBe(true);
+  });
+
   it("names visibility flags", () => {
     expect(visibility(tool({}))).toBe("all agents");
     expect(visibility(tool({ subAgentsOnly: true }))).toBe("sub-agents only");

@@ -24,8 +24,10 @@ function row(t: ToolInfo): HTMLTableRowElement {
     el("td", {}, el("span", { class: `badge kind-${t.kind}` }, KIND_LABEL[t.kind])),
     el("td", { class: "tool-category" }, t.category ?? "—"),
     el("td", { class: "tool-visibility" }, visibility(t)),
-    el("td", { class: "tool-description" }, t.description),
+    el("td", { class: "tool-description" }, el("div", { class: "text", title: "Click to expand" }, t.description)),
   );
+  // Long descriptions are clamped to two lines; a click shows all of it.
+  tr.addEventListener("click", () => tr.classList.toggle("expanded"));
   return tr;
 }
 
