@@ -1,0 +1,448 @@
+//! `Anthropic`: the Messages API streaming client (`POST {base}/v1/messages`).
+//!
+//! Owns the conversion to Anthropic's wire format (top-level `system`, content blocks,
+//! `tool_use` / `tool_result`, `input_schema`) and the decoding of its SSE events
+//! (`message_start`, `content_block_*`, `message_delta`, `message_stop`, `error`).
+//! It never executes tools or stores anything.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+use crate::error::{LlmError, is_retriable_kind};
+use crate::event::{StopReason, StreamEvent, Usage};
+use crate::framing::{Frame, Framing};
+use crate::provider::{EventStream, LlmProvider};
+use crate::retry::RetryPolicy;
+use crate::transport::{
+    Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
+};
+use crate::types::{ChatRequest, Message, ToolSpec, arguments_object};
+
+/// A client for Anthropic's Messages API.
+#[derive(Clone)]
+pub struct Anthropic {
+    base_url: String,
+    api_key: String,
+    version: String,
+    default_max_tokens: u32,
+    headers: HeaderMap,
+    retry: RetryPolicy,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"<redacted>")
+            .field("version", &self.version)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Anthropic {
+    /// The default base URL, `https://api.anthropic.com` (the client appends `/v1/messages`).
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+    /// The `anthropic-version` header sent unless changed.
+    pub const DEFAULT_VERSION: &'static str = "2023-06-01";
+    /// `max_tokens` is mandatory for Anthropic; this is used when the request has none.
+    pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+    /// A client for `base_url` authenticating with `x-api-key: <api_key>`.
+    pub fn new(base_url: impl Into<String>, api_key: impl Into<String>) -> Result<Self, LlmError> {
+        let base_url = base_url.into();
+        Ok(Anthropic {
+            client: http_client(&base_url)?,
+            base_url,
+            api_key: api_key.into(),
+            version: Self::DEFAULT_VERSION.into(),
+            default_max_tokens: Self::DEFAULT_MAX_TOKENS,
+            headers: HeaderMap::new(),
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    /// Changes the `anthropic-version` header.
+    pub fn with_version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Changes the `max_tokens` used when a request has none.
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens;
+        self
+    }
+
+    /// Adds a header sent with every request (e.g. `anthropic-beta`).
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, LlmError> {
+        let (n, v) = header(name, value)?;
+        self.headers.insert(n, v);
+        Ok(self)
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    fn call(&self, req: &ChatRequest) -> Result<HttpCall, LlmError> {
+        let mut headers = self.headers.clone();
+        for (name, value) in [
+            ("x-api-key", self.api_key.as_str()),
+            ("anthropic-version", self.version.as_str()),
+        ] {
+            let (n, v) = header(name, value)?;
+            headers.insert(n, v);
+        }
+        let body = serde_json::to_vec(&request_body(req, self.default_max_tokens))
+            .map_err(|e| LlmError::Config(format!("request body: {e}")))?;
+        Ok(HttpCall {
+            provider: "anthropic".into(),
+            client: self.client.clone(),
+            url: join_url(&self.base_url, "v1/messages"),
+            headers,
+            body,
+            policy: self.retry,
+            framing: Framing::Sse,
+        })
+    }
+}
+
+impl LlmProvider for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a> {
+        match self.call(req) {
+            Ok(call) => event_stream(call, AnthropicDecoder::default),
+            Err(e) => error_stream(e),
+        }
+    }
+}
+
+/// The Messages request body for `req`. System messages inside the conversation join the
+/// top-level `system`; consecutive messages of one role are merged into one message, with
+/// `tool_result` blocks first as the API requires.
+fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
+    let mut system: Vec<&str> = req.system.iter().map(String::as_str).collect();
+    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for m in &req.messages {
+        let (role, blocks) = match m {
+            Message::System { content } => {
+                system.push(content);
+                continue;
+            }
+            Message::User { content } => ("user", vec![json!({"type": "text", "text": content})]),
+            Message::Tool {
+                tool_call_id,
+                content,
+            } => (
+                "user",
+                vec![
+                    json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content}),
+                ],
+            ),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut blocks = Vec::new();
+                if !content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": content}));
+                }
+                for c in tool_calls {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": c.id,
+                        "name": c.name,
+                        "input": arguments_object(&c.arguments),
+                    }));
+                }
+                if blocks.is_empty() {
+                    continue;
+                }
+                ("assistant", blocks)
+            }
+        };
+        match messages.last_mut() {
+            Some((last_role, last_blocks)) if *last_role == role => last_blocks.extend(blocks),
+            Some(_) | None => messages.push((role, blocks)),
+        }
+    }
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|(role, mut blocks)| {
+            if role == "user" {
+                // Stable: tool results first, in order, then the rest in order.
+                blocks.sort_by_key(|b| b.get("type") != Some(&json!("tool_result")));
+            }
+            json!({"role": role, "content": blocks})
+        })
+        .collect();
+
+    let mut body = json!({
+        "model": req.model,
+        "max_tokens": req.max_tokens.unwrap_or(default_max_tokens),
+        "stream": true,
+        "messages": messages,
+    });
+    if !system.is_empty() {
+        body["system"] = json!(system.join("\n\n"));
+    }
+    let tools: Vec<Value> = req
+        .tools
+        .iter()
+        .filter_map(ToolSpec::parse)
+        .map(|t| {
+            let mut tool = json!({"name": t.name, "input_schema": t.parameters});
+            if let Some(d) = t.description {
+                tool["description"] = json!(d);
+            }
+            tool
+        })
+        .collect();
+    if !tools.is_empty() {
+        body["tools"] = json!(tools);
+    }
+    if let Some(t) = req.temperature {
+        body["temperature"] = json_f32(t);
+    }
+    body
+}
+
+/// What a content block index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Text,
+    Thinking,
+    /// A `tool_use` block and its tool-call index; `bool` = some input fragment was sent.
+    Tool(usize, bool),
+    /// Redacted thinking, server tool use, anything new: not surfaced.
+    Other,
+}
+
+/// Decodes Messages SSE events.
+#[derive(Debug, Default)]
+struct AnthropicDecoder {
+    done: bool,
+    input_tokens: u64,
+    output_tokens: u64,
+    stop_reason: Option<String>,
+    blocks: HashMap<u64, Block>,
+    tools_seen: usize,
+}
+
+fn decode_error(message: String) -> LlmError {
+    LlmError::Decode {
+        provider: "anthropic".into(),
+        message,
+    }
+}
+
+fn input_tokens(usage: &Value) -> Option<u64> {
+    let n = |k: &str| usage.get(k).and_then(Value::as_u64);
+    let base = n("input_tokens")?;
+    Some(
+        base + n("cache_creation_input_tokens").unwrap_or(0)
+            + n("cache_read_input_tokens").unwrap_or(0),
+    )
+}
+
+impl AnthropicDecoder {
+    fn stop_reason(&self) -> StopReason {
+        match self.stop_reason.as_deref() {
+            Some("end_turn" | "stop_sequence") => StopReason::EndTurn,
+            None if self.tools_seen > 0 => StopReason::ToolUse,
+            None => StopReason::EndTurn,
+            Some("tool_use") => StopReason::ToolUse,
+            Some("max_tokens") => StopReason::MaxTokens,
+            Some(other) => StopReason::Other(other.to_owned()),
+        }
+    }
+
+    fn block_start(&mut self, index: u64, block: &Value) -> Vec<StreamEvent> {
+        let text = |k: &str| {
+            block
+                .get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        };
+        let (kind, events) = match block.get("type").and_then(Value::as_str) {
+            Some("text") => (Block::Text, text("text").map(StreamEvent::TextDelta)),
+            Some("thinking") => (
+                Block::Thinking,
+                text("thinking").map(StreamEvent::ReasoningDelta),
+            ),
+            Some("tool_use") => {
+                let i = self.tools_seen;
+                self.tools_seen += 1;
+                // Streamed input arrives through input_json_delta; a non-empty `input` here
+                // (unusual) is sent as the first fragment.
+                let input = block
+                    .get("input")
+                    .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                    .map(Value::to_string);
+                (
+                    Block::Tool(i, input.is_some()),
+                    Some(StreamEvent::ToolCallDelta {
+                        index: i,
+                        id: text("id"),
+                        name: text("name"),
+                        arguments_fragment: input.unwrap_or_default(),
+                    }),
+                )
+            }
+            Some(_) | None => (Block::Other, None),
+        };
+        self.blocks.insert(index, kind);
+        events.into_iter().collect()
+    }
+
+    fn block_delta(&mut self, index: u64, delta: &Value) -> Vec<StreamEvent> {
+        let s = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or_default();
+        let block = self.blocks.get(&index).copied().unwrap_or(Block::Other);
+        let event = match (delta.get("type").and_then(Value::as_str), block) {
+            (Some("text_delta"), Block::Text) => StreamEvent::TextDelta(s("text").to_owned()),
+            (Some("thinking_delta"), Block::Thinking) => {
+                StreamEvent::ReasoningDelta(s("thinking").to_owned())
+            }
+            (Some("input_json_delta"), Block::Tool(i, sent)) => {
+                let fragment = s("partial_json");
+                self.blocks
+                    .insert(index, Block::Tool(i, sent || !fragment.is_empty()));
+                StreamEvent::ToolCallDelta {
+                    index: i,
+                    id: None,
+                    name: None,
+                    arguments_fragment: fragment.to_owned(),
+                }
+            }
+            // signature_delta, citations_delta, deltas of unsurfaced blocks.
+            _ => return Vec::new(),
+        };
+        match &event {
+            StreamEvent::TextDelta(t) | StreamEvent::ReasoningDelta(t) if t.is_empty() => {
+                Vec::new()
+            }
+            _ => vec![event],
+        }
+    }
+
+    fn block_stop(&mut self, index: u64) -> Vec<StreamEvent> {
+        match self.blocks.get(&index).copied() {
+            // A tool without parameters streams no input at all: its arguments are `{}`.
+            Some(Block::Tool(i, false)) => {
+                self.blocks.insert(index, Block::Tool(i, true));
+                vec![StreamEvent::ToolCallDelta {
+                    index: i,
+                    id: None,
+                    name: None,
+                    arguments_fragment: "{}".into(),
+                }]
+            }
+            Some(Block::Tool(_, true) | Block::Text | Block::Thinking | Block::Other) | None => {
+                Vec::new()
+            }
+        }
+    }
+}
+
+impl Decoder for AnthropicDecoder {
+    fn frame(&mut self, frame: Frame) -> Result<Vec<StreamEvent>, LlmError> {
+        let v: Value = serde_json::from_str(&frame.data)
+            .map_err(|e| decode_error(format!("{e} in event {:?}", frame.data)))?;
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(frame.event.as_deref())
+            .unwrap_or_default();
+        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let events = match kind {
+            "message_start" => {
+                if let Some(usage) = v.pointer("/message/usage") {
+                    self.input_tokens = input_tokens(usage).unwrap_or(0);
+                    self.output_tokens = usage
+                        .get("output_tokens")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                }
+                Vec::new()
+            }
+            "content_block_start" => {
+                let block = v.get("content_block").unwrap_or(&Value::Null);
+                self.block_start(index, block)
+            }
+            "content_block_delta" => {
+                let delta = v.get("delta").unwrap_or(&Value::Null);
+                self.block_delta(index, delta)
+            }
+            "content_block_stop" => self.block_stop(index),
+            "message_delta" => {
+                if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(r.to_owned());
+                }
+                match v.get("usage") {
+                    Some(usage) => {
+                        if let Some(n) = input_tokens(usage) {
+                            self.input_tokens = n;
+                        }
+                        if let Some(n) = usage.get("output_tokens").and_then(Value::as_u64) {
+                            self.output_tokens = n;
+                        }
+                        vec![StreamEvent::Usage(Usage {
+                            input_tokens: self.input_tokens,
+                            output_tokens: self.output_tokens,
+                            cost_usd: None,
+                        })]
+                    }
+                    None => Vec::new(),
+                }
+            }
+            "message_stop" => {
+                self.done = true;
+                vec![StreamEvent::Done {
+                    stop_reason: self.stop_reason(),
+                }]
+            }
+            "error" => {
+                let kind = v
+                    .pointer("/error/type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("error")
+                    .to_owned();
+                return Err(LlmError::Provider {
+                    provider: "anthropic".into(),
+                    retriable: is_retriable_kind(&kind),
+                    message: v
+                        .pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    kind,
+                });
+            }
+            // ping and event types added later.
+            _ => Vec::new(),
+        };
+        Ok(events)
+    }
+
+    fn eof(&mut self) -> Result<Vec<StreamEvent>, LlmError> {
+        Err(LlmError::StreamBroken {
+            provider: "anthropic".into(),
+            message: "connection closed before message_stop".into(),
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+}

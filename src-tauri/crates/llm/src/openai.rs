@@ -1,0 +1,381 @@
+//! `OpenAiCompatible`: the Chat Completions streaming client (OpenAI, OpenRouter, LM Studio,
+//! DeepSeek, vLLM, ...).
+//!
+//! Owns the request body and the decoding of `chat.completion.chunk` SSE frames. It never
+//! executes tools or stores anything.
+
+use std::fmt;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap};
+use serde_json::{Value, json};
+
+use crate::error::{LlmError, is_retriable_kind, is_retriable_status};
+use crate::event::{StopReason, StreamEvent, Usage};
+use crate::framing::{Frame, Framing};
+use crate::provider::{EventStream, LlmProvider};
+use crate::retry::RetryPolicy;
+use crate::transport::{
+    Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
+};
+use crate::types::{ChatRequest, Message};
+
+/// A client for any OpenAI-compatible `POST {base_url}/chat/completions` endpoint.
+#[derive(Clone)]
+pub struct OpenAiCompatible {
+    name: String,
+    base_url: String,
+    api_key: Option<String>,
+    headers: HeaderMap,
+    retry: RetryPolicy,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for OpenAiCompatible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiCompatible")
+            .field("name", &self.name)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiCompatible {
+    /// The default base URL, `https://api.openai.com/v1`.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com/v1";
+
+    /// A client for `base_url` (which includes the version segment, e.g. `.../v1`), sending
+    /// `Authorization: Bearer <api_key>` when a key is given.
+    pub fn new(base_url: impl Into<String>, api_key: Option<String>) -> Result<Self, LlmError> {
+        let base_url = base_url.into();
+        Ok(OpenAiCompatible {
+            name: "openai".into(),
+            client: http_client(&base_url)?,
+            base_url,
+            api_key: api_key.filter(|k| !k.trim().is_empty()),
+            headers: HeaderMap::new(),
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    /// Renames the provider in logs and errors (e.g. `openrouter`, `lmstudio`).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Adds a header sent with every request (e.g. OpenRouter's `HTTP-Referer`).
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, LlmError> {
+        let (n, v) = header(name, value)?;
+        self.headers.insert(n, v);
+        Ok(self)
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The base URL this client talks to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    fn call(&self, req: &ChatRequest) -> Result<HttpCall, LlmError> {
+        let mut headers = self.headers.clone();
+        if let Some(key) = &self.api_key {
+            let (_, v) = header("authorization", &format!("Bearer {key}"))?;
+            headers.insert(AUTHORIZATION, v);
+        }
+        let body = serde_json::to_vec(&request_body(req))
+            .map_err(|e| LlmError::Config(format!("request body: {e}")))?;
+        Ok(HttpCall {
+            provider: self.name.clone(),
+            client: self.client.clone(),
+            url: join_url(&self.base_url, "chat/completions"),
+            headers,
+            body,
+            policy: self.retry,
+            framing: Framing::Sse,
+        })
+    }
+}
+
+impl LlmProvider for OpenAiCompatible {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a> {
+        match self.call(req) {
+            Ok(call) => {
+                let name = self.name.clone();
+                event_stream(call, move || OpenAiDecoder::new(name.clone()))
+            }
+            Err(e) => error_stream(e),
+        }
+    }
+}
+
+/// The Chat Completions request body for `req`.
+fn request_body(req: &ChatRequest) -> Value {
+    let mut messages = Vec::with_capacity(req.messages.len() + 1);
+    if let Some(system) = &req.system {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for m in &req.messages {
+        messages.push(match m {
+            Message::System { content } => json!({"role": "system", "content": content}),
+            Message::User { content } => json!({"role": "user", "content": content}),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut msg = json!({"role": "assistant", "content": content});
+                if !tool_calls.is_empty() {
+                    if content.is_empty() {
+                        msg["content"] = Value::Null;
+                    }
+                    msg["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": c.arguments},
+                            })
+                        })
+                        .collect();
+                }
+                msg
+            }
+            Message::Tool {
+                tool_call_id,
+                content,
+            } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
+        });
+    }
+    let mut body = json!({
+        "model": req.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if !req.tools.is_empty() {
+        body["tools"] = req.tools.iter().map(function_tool).collect();
+    }
+    if let Some(n) = req.max_tokens {
+        body["max_tokens"] = json!(n);
+    }
+    if let Some(t) = req.temperature {
+        body["temperature"] = json_f32(t);
+    }
+    body
+}
+
+/// A tool definition in OpenAI's `{"type":"function","function":{..}}` shape (bare
+/// `{name, description, parameters}` objects are wrapped; others pass through untouched).
+pub(crate) fn function_tool(def: &Value) -> Value {
+    if def.get("function").is_some() {
+        return def.clone();
+    }
+    json!({"type": "function", "function": def})
+}
+
+/// Decodes `chat.completion.chunk` frames.
+struct OpenAiDecoder {
+    provider: String,
+    done: bool,
+    finish_reason: Option<String>,
+    saw_tool_calls: bool,
+    /// Calls seen so far, for providers that omit `index` on tool-call deltas.
+    calls_seen: usize,
+}
+
+impl OpenAiDecoder {
+    fn new(provider: String) -> Self {
+        OpenAiDecoder {
+            provider,
+            done: false,
+            finish_reason: None,
+            saw_tool_calls: false,
+            calls_seen: 0,
+        }
+    }
+
+    fn stop_reason(&self) -> StopReason {
+        match self.finish_reason.as_deref() {
+            Some("tool_calls" | "function_call") => StopReason::ToolUse,
+            Some("stop") | None if self.saw_tool_calls => StopReason::ToolUse,
+            Some("stop") | None => StopReason::EndTurn,
+            Some("length") => StopReason::MaxTokens,
+            Some(other) => StopReason::Other(other.to_owned()),
+        }
+    }
+
+    fn in_stream_error(&self, err: &Value) -> LlmError {
+        let code = err.get("code");
+        let status = code
+            .and_then(Value::as_u64)
+            .and_then(|c| u16::try_from(c).ok());
+        let kind = err
+            .get("type")
+            .and_then(Value::as_str)
+            .or_else(|| code.and_then(Value::as_str))
+            .map(str::to_owned)
+            .or_else(|| status.map(|s| s.to_string()))
+            .unwrap_or_else(|| "error".into());
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| err.to_string());
+        LlmError::Provider {
+            provider: self.provider.clone(),
+            retriable: status.is_some_and(is_retriable_status) || is_retriable_kind(&kind),
+            kind,
+            message,
+        }
+    }
+
+    fn tool_call_delta(&mut self, tc: &Value) -> StreamEvent {
+        let id = tc.get("id").and_then(Value::as_str).map(str::to_owned);
+        let index = match tc.get("index").and_then(Value::as_u64) {
+            Some(i) => usize::try_from(i).unwrap_or(usize::MAX),
+            // No index: a delta with an id starts a new call, one without continues the last.
+            None if id.is_some() || self.calls_seen == 0 => self.calls_seen,
+            None => self.calls_seen - 1,
+        };
+        self.calls_seen = self.calls_seen.max(index.saturating_add(1));
+        self.saw_tool_calls = true;
+        let function = tc.get("function");
+        StreamEvent::ToolCallDelta {
+            index,
+            id,
+            name: function
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            arguments_fragment: function
+                .and_then(|f| f.get("arguments"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    }
+}
+
+impl Decoder for OpenAiDecoder {
+    fn frame(&mut self, frame: Frame) -> Result<Vec<StreamEvent>, LlmError> {
+        if frame.data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(vec![StreamEvent::Done {
+                stop_reason: self.stop_reason(),
+            }]);
+        }
+        let chunk: Value = serde_json::from_str(&frame.data).map_err(|e| LlmError::Decode {
+            provider: self.provider.clone(),
+            message: format!("{e} in chunk {:?}", frame.data),
+        })?;
+        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
+            return Err(self.in_stream_error(err));
+        }
+        let mut events = Vec::new();
+        if let Some(choice) = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        {
+            if let Some(delta) = choice.get("delta") {
+                for key in ["reasoning_content", "reasoning"] {
+                    if let Some(r) = delta.get(key).and_then(Value::as_str)
+                        && !r.is_empty()
+                    {
+                        events.push(StreamEvent::ReasoningDelta(r.to_owned()));
+                    }
+                }
+                if let Some(t) = delta.get("content").and_then(Value::as_str)
+                    && !t.is_empty()
+                {
+                    events.push(StreamEvent::TextDelta(t.to_owned()));
+                }
+                if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                    for tc in calls {
+                        events.push(self.tool_call_delta(tc));
+                    }
+                }
+            }
+            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+                self.finish_reason = Some(reason.to_owned());
+            }
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            events.push(StreamEvent::Usage(Usage {
+                input_tokens: n("prompt_tokens"),
+                output_tokens: n("completion_tokens"),
+                cost_usd: usage.get("cost").and_then(Value::as_f64),
+            }));
+        }
+        Ok(events)
+    }
+
+    fn eof(&mut self) -> Result<Vec<StreamEvent>, LlmError> {
+        // Some servers close right after the finish chunk without `[DONE]`; that answer is
+        // complete. Without a finish_reason the stream was cut.
+        if self.finish_reason.is_some() {
+            self.done = true;
+            return Ok(vec![StreamEvent::Done {
+                stop_reason: self.stop_reason(),
+            }]);
+        }
+        Err(LlmError::StreamBroken {
+            provider: self.provider.clone(),
+            message: "connection closed before [DONE]".into(),
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(data: &str) -> Frame {
+        Frame {
+            event: None,
+            data: data.into(),
+        }
+    }
+
+    #[test]
+    fn missing_index_falls_back_to_id_order() {
+        let mut d = OpenAiDecoder::new("t".into());
+        let a = d.frame(frame(r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"x","arguments":"{"}}]}}]}"#)).unwrap_or_default();
+        let b = d
+            .frame(frame(
+                r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"}"}}]}}]}"#,
+            ))
+            .unwrap_or_default();
+        let c = d.frame(frame(r#"{"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"y","arguments":"{}"}}]}}]}"#)).unwrap_or_default();
+        let idx = |evs: &[StreamEvent]| match evs.first() {
+            Some(StreamEvent::ToolCallDelta { index, .. }) => *index,
+            _ => usize::MAX,
+        };
+        assert_eq!((idx(&a), idx(&b), idx(&c)), (0, 0, 1));
+    }
+
+    #[test]
+    fn in_stream_error_chunk_is_classed() {
+        let mut d = OpenAiDecoder::new("openrouter".into());
+        let err = d.frame(frame(
+            r#"{"error":{"code":502,"message":"Upstream error"}}"#,
+        ));
+        assert!(matches!(&err, Err(e) if e.is_retriable()), "{err:?}");
+    }
+}

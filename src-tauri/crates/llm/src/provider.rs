@@ -1,0 +1,39 @@
+//! `LlmProvider`: the one trait every chat model backend implements.
+
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+
+use crate::accumulator::{AssistantResponse, ResponseAccumulator};
+use crate::error::LlmError;
+use crate::event::StreamEvent;
+use crate::types::ChatRequest;
+
+/// The stream of a response: deltas, then `Usage`, then `Done` — or an error.
+/// After an `Err` the stream ends.
+pub type EventStream<'a> = BoxStream<'a, Result<StreamEvent, LlmError>>;
+
+/// A chat model backend that streams its answer.
+///
+/// Dropping the returned stream aborts the HTTP request (that is how `/stop` drops an
+/// in-flight call); nothing keeps running in the background.
+pub trait LlmProvider: Send + Sync {
+    /// A short name for logs and error messages (`openai`, `anthropic`, `ollama`, ...).
+    fn name(&self) -> &str;
+
+    /// Starts a streamed completion. Retriable failures that happen before the first event are
+    /// retried inside the stream according to the provider's retry policy.
+    fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a>;
+}
+
+/// Runs a whole request and folds it into the final response; `Err` on the first error.
+pub async fn complete(
+    provider: &dyn LlmProvider,
+    req: &ChatRequest,
+) -> Result<AssistantResponse, LlmError> {
+    let mut acc = ResponseAccumulator::new();
+    let mut stream = provider.stream(req);
+    while let Some(event) = stream.next().await {
+        acc.push(&event?);
+    }
+    Ok(acc.finish())
+}

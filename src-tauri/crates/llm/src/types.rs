@@ -1,0 +1,149 @@
+//! The provider-neutral request and conversation types: `ChatRequest`, `Message`, `ToolCall`.
+//!
+//! These are what the session driver assembles; each client converts them to its own wire
+//! format. Nothing here knows about HTTP or any particular provider.
+
+use serde::{Deserialize, Serialize};
+
+/// One request to a chat model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatRequest {
+    /// Model name as the provider knows it (`gpt-4.1`, `claude-sonnet-4-5`, `qwen3`).
+    pub model: String,
+    /// The system prompt, sent the way each provider expects (a leading system message, or
+    /// Anthropic's top-level `system`).
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Tool definitions in OpenAI's function format:
+    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
+    /// A bare `{"name", "description", "parameters"}` object is accepted too.
+    pub tools: Vec<serde_json::Value>,
+    /// Upper bound on generated tokens.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// An extra system instruction inside the conversation.
+    System {
+        /// The instruction text.
+        content: String,
+    },
+    /// What the person said.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// What the model answered: text and/or tool calls.
+    Assistant {
+        /// The visible text (may be empty when the model only called tools).
+        content: String,
+        /// The tool calls, in the order the model made them.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, fed back to the model.
+    Tool {
+        /// The id of the [`ToolCall`] this answers.
+        tool_call_id: String,
+        /// The result text (or `Error: ...`).
+        content: String,
+    },
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User {
+            content: content.into(),
+        }
+    }
+
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::System {
+            content: content.into(),
+        }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant {
+            content: content.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// A tool result.
+    pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Message::Tool {
+            tool_call_id: tool_call_id.into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// One tool call made by the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call (synthetic for providers that have none, like Ollama).
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as a JSON string, exactly as the model produced them (may be malformed;
+    /// the session driver decides what to tell the model).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A tool call.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// A tool definition's parts, read from either OpenAI's `{"type":"function","function":{..}}`
+/// shape or a bare `{name, description, parameters}` object.
+pub(crate) struct ToolSpec<'a> {
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub parameters: serde_json::Value,
+}
+
+impl<'a> ToolSpec<'a> {
+    pub(crate) fn parse(def: &'a serde_json::Value) -> Option<Self> {
+        let f = def.get("function").unwrap_or(def);
+        let name = f.get("name")?.as_str()?;
+        let parameters = f
+            .get("parameters")
+            .or_else(|| f.get("input_schema"))
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+        Some(ToolSpec {
+            name,
+            description: f.get("description").and_then(|d| d.as_str()),
+            parameters,
+        })
+    }
+}
+
+/// Parses a tool call's argument string into a JSON object for providers that want objects
+/// (Anthropic's `input`, Ollama's `arguments`). Empty or malformed arguments become `{}`.
+pub(crate) fn arguments_object(arguments: &str) -> serde_json::Value {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) | Err(_) => serde_json::json!({}),
+    }
+}
