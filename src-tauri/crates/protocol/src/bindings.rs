@@ -4,7 +4,10 @@
 
 use ts_rs::{Config, TS};
 
-use crate::{AllTools, AppInfo, ErrorCode, IpcError, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
+use crate::{
+    AllTools, AppInfo, ChatMessage, ChatRole, ErrorCode, IpcError, SessionEvent, SessionSummary,
+    ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -18,6 +21,7 @@ fn decl<T: TS>(cfg: &Config) -> String {
 pub fn typescript() -> String {
     let cfg = Config::default();
     let decls = [
+        decl::<serde_json::Value>(&cfg),
         decl::<ErrorCode>(&cfg),
         decl::<IpcError>(&cfg),
         decl::<ToolCategory>(&cfg),
@@ -26,6 +30,12 @@ pub fn typescript() -> String {
         decl::<AllTools>(&cfg),
         decl::<ToolCallStatus>(&cfg),
         decl::<AppInfo>(&cfg),
+        decl::<SessionSummary>(&cfg),
+        decl::<ChatRole>(&cfg),
+        decl::<ToolCallView>(&cfg),
+        decl::<ChatMessage>(&cfg),
+        decl::<TurnOutcome>(&cfg),
+        decl::<SessionEvent>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

@@ -8,8 +8,10 @@
 mod app;
 pub mod bindings;
 mod error;
+mod session;
 mod tools;
 
 pub use app::AppInfo;
 pub use error::{ErrorCode, IpcError};
+pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

@@ -1,0 +1,144 @@
+//! Chat sessions over IPC: what the UI lists and opens, and the events a turn
+//! streams (over a `tauri::ipc::Channel` per turn, or printed by the CLI).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::ToolCallStatus;
+
+/// A chat session as the sessions list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: String,
+    pub title: String,
+    pub agent_id: String,
+    pub working_dir: Option<String>,
+    /// Unix milliseconds.
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number")]
+    pub updated_at: i64,
+}
+
+/// Who wrote a history message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRole {
+    User,
+    Assistant,
+    Tool,
+    System,
+}
+
+/// One tool call as a card shows it, live or from history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallView {
+    /// The durable tool_call_id (`chat_llm_tools.id`).
+    pub id: String,
+    pub name: String,
+    pub label_short: String,
+    pub label_full: String,
+    /// The file this call acts on, clickable in the UI.
+    pub path: Option<String>,
+    /// Effective arguments (working directory applied).
+    pub arguments: serde_json::Value,
+    pub status: ToolCallStatus,
+    pub result: Option<String>,
+}
+
+/// One history message with the tool calls it made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessage {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub role: ChatRole,
+    pub content: String,
+    pub tool_calls: Vec<ToolCallView>,
+    #[ts(type = "number")]
+    pub created_at: i64,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum TurnOutcome {
+    /// The model answered without asking for more tools.
+    Completed,
+    /// The person stopped the turn.
+    Cancelled,
+    /// The round limit was reached before the model finished.
+    RoundLimit { rounds: u32 },
+    /// The provider or the store failed; `message` says why.
+    Failed { message: String },
+}
+
+/// Everything a turn streams to its observers, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum SessionEvent {
+    TurnStarted {
+        session_id: String,
+    },
+    /// A piece of the assistant's answer text, as it streams.
+    TokenDelta {
+        session_id: String,
+        text: String,
+    },
+    /// A piece of the model's reasoning, when the provider reports it.
+    ReasoningDelta {
+        session_id: String,
+        text: String,
+    },
+    /// A round's assistant message has been stored.
+    AssistantMessage {
+        session_id: String,
+        #[ts(type = "number")]
+        message_id: i64,
+        text: String,
+    },
+    ToolStart {
+        session_id: String,
+        call: ToolCallView,
+    },
+    ToolDone {
+        session_id: String,
+        tool_call_id: String,
+        result: String,
+    },
+    ToolError {
+        session_id: String,
+        tool_call_id: String,
+        error: String,
+    },
+    ToolCancelled {
+        session_id: String,
+        tool_call_id: String,
+    },
+    ToolRejected {
+        session_id: String,
+        tool_call_id: String,
+        reason: String,
+    },
+    /// Ask the UI to open a file in the viewer.
+    OpenFile {
+        session_id: String,
+        path: String,
+    },
+    Usage {
+        session_id: String,
+        input_tokens: u32,
+        output_tokens: u32,
+        cost_usd: Option<f64>,
+    },
+    TurnEnded {
+        session_id: String,
+        outcome: TurnOutcome,
+    },
+}
