@@ -27,13 +27,35 @@ impl AppState {
         })
     }
 
-    /// Restarts the app once the `restart` tool has asked for it.
+    /// Restarts the app once the `restart` tool has asked for it — after its
+    /// `chat_llm_tools` row is marked done, so the restarted app does not see
+    /// an interrupted restart and run it again.
     pub fn watch_restart(&self, app: tauri::AppHandle) {
         let signal = self.deps.restart.clone();
+        let store = self.store.clone();
         tauri::async_runtime::spawn(async move {
             signal.wait().await;
-            tracing::info!("restart requested by the restart tool");
+            tracing::info!(reason = ?signal.reason(), "restart requested by the restart tool");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while std::time::Instant::now() < deadline && restart_row_open(&store).await {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
             app.restart();
         });
+    }
+}
+
+/// Whether a `restart` call is still recorded as running or pending.
+async fn restart_row_open(store: &Store) -> bool {
+    use skald_store::ToolCallStatus;
+    match store
+        .tool_calls()
+        .list_by_status(&[ToolCallStatus::Running, ToolCallStatus::Pending])
+        .await
+    {
+        Ok(rows) => rows
+            .iter()
+            .any(|r| r.name == skald_tools::tool_names::RESTART),
+        Err(_) => false,
     }
 }

@@ -28,18 +28,22 @@ fn category(t: &ToolInfo) -> &'static str {
     t.category.map_or("—", |c| c.as_str())
 }
 
+/// The first sentence (or line) of a description: enough for a table cell.
+fn first_sentence(description: &str) -> &str {
+    let line = description.lines().next().unwrap_or("");
+    match line.find(". ") {
+        Some(i) => &line[..=i],
+        None => line,
+    }
+}
+
 /// The catalogue as a Markdown table, one row per tool.
 pub fn markdown_table(all: &AllTools) -> String {
     let mut out = String::from(
         "| Tool | Kind | Category | Visible to | Description |\n|---|---|---|---|---|\n",
     );
     for t in all.iter() {
-        let desc = t
-            .description
-            .lines()
-            .next()
-            .unwrap_or("")
-            .replace('|', "\\|");
+        let desc = first_sentence(&t.description).replace('|', "\\|");
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",
             t.name,
@@ -106,7 +110,7 @@ mod tests {
         let all = AllTools {
             built_in: vec![ToolInfo {
                 name: "x".into(),
-                description: "a | b\nsecond line".into(),
+                description: "a | b. More words.\nsecond line".into(),
                 category: None,
                 kind: ToolKind::Synthetic,
                 sub_agents_only: true,
@@ -116,6 +120,9 @@ mod tests {
         };
         let md = markdown_table(&all);
         assert_eq!(md.lines().count(), 3);
-        assert!(md.contains("| `x` | synthetic | — | sub-agents only | a \\| b |"), "{md}");
+        assert!(
+            md.contains("| `x` | synthetic | — | sub-agents only | a \\| b. |"),
+            "{md}"
+        );
     }
 }

@@ -41,7 +41,11 @@ impl ToolCatalog {
     pub fn list_all(&self) -> AllTools {
         let mut built_in = self.registry.infos();
         built_in.extend(synthetic_tools());
-        let mut mcp = self.mcp.as_ref().map(|m| m.tool_infos()).unwrap_or_default();
+        let mut mcp = self
+            .mcp
+            .as_ref()
+            .map(|m| m.tool_infos())
+            .unwrap_or_default();
         mcp.sort_by(|a, b| a.name.cmp(&b.name));
         AllTools { built_in, mcp }
     }

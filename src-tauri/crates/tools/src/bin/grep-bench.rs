@@ -1,0 +1,236 @@
+//! Times the `grep_files` engine (`skald_tools::fs::grep::grep`, the exact
+//! code the tool formats) against ripgrep over a large real tree, and checks
+//! both find the same files and matching lines.
+//!
+//! ```text
+//! cargo build --release -p skald-tools --bin grep-bench
+//! $CARGO_TARGET_DIR/release/grep-bench [--dir DIR] [--pattern RE] [--runs N]
+//!     [--mode count|files] [--case-sensitive] [--rg PATH]
+//! ```
+//!
+//! ripgrep runs with flags matching our walker: `--no-config --hidden`
+//! (hidden files searched), `-g '!.git' -g '!node_modules' -g '!target'
+//! --iglob '!secrets'` (our SKIP_DIRS), `-i` unless `--case-sensitive`, and
+//! `-c` (count) or `-l` (files). Runs are interleaved (ours, rg, ours, rg…)
+//! after one warm-up each, so both see the same page cache.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use skald_tools::fs::grep::{GrepOptions, OutputMode, grep};
+
+struct Args {
+    dir: PathBuf,
+    pattern: String,
+    runs: usize,
+    mode: OutputMode,
+    case_sensitive: bool,
+    rg: String,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        dir: PathBuf::from("/root/.cargo/registry/src"),
+        pattern: r"fn\s+new\(".to_string(),
+        runs: 5,
+        mode: OutputMode::Count,
+        case_sensitive: false,
+        rg: "rg".to_string(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--dir" => a.dir = PathBuf::from(value()?),
+            "--pattern" => a.pattern = value()?,
+            "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--mode" => {
+                a.mode = match value()?.as_str() {
+                    "count" => OutputMode::Count,
+                    "files" => OutputMode::FilesOnly,
+                    other => return Err(format!("--mode count|files, not {other}")),
+                }
+            }
+            "--case-sensitive" => a.case_sensitive = true,
+            "--rg" => a.rg = value()?,
+            "-h" | "--help" => {
+                return Err("usage: grep-bench [--dir DIR] [--pattern RE] [--runs N] \
+                            [--mode count|files] [--case-sensitive] [--rg PATH]"
+                    .to_string());
+            }
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    if a.runs == 0 {
+        return Err("--runs must be at least 1".to_string());
+    }
+    Ok(a)
+}
+
+/// path (relative to the searched dir) → matching lines (1 in files mode).
+type Found = BTreeMap<String, u64>;
+
+fn run_ours(a: &Args) -> Result<(Duration, Found), String> {
+    let mut opts = GrepOptions::new(a.pattern.clone());
+    opts.case_sensitive = a.case_sensitive;
+    opts.mode = a.mode;
+    let start = Instant::now();
+    let outcome = grep(&a.dir, &opts).map_err(|e| e.to_string())?;
+    let took = start.elapsed();
+    let found = outcome
+        .files
+        .into_iter()
+        .map(|f| (f.path.to_string_lossy().into_owned(), f.match_count))
+        .collect();
+    Ok((took, found))
+}
+
+fn run_rg(a: &Args) -> Result<(Duration, Found), String> {
+    let mut cmd = Command::new(&a.rg);
+    cmd.args(["--no-config", "--hidden", "--no-messages"])
+        .args(["-g", "!.git", "-g", "!node_modules", "-g", "!target"])
+        .args(["--iglob", "!secrets"]);
+    if !a.case_sensitive {
+        cmd.arg("-i");
+    }
+    cmd.arg(match a.mode {
+        OutputMode::FilesOnly => "-l",
+        OutputMode::Count | OutputMode::Content => "-c",
+    });
+    cmd.arg("-e").arg(&a.pattern).arg(".").current_dir(&a.dir);
+    let start = Instant::now();
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", a.rg))?;
+    let took = start.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut found = Found::new();
+    for line in text.lines() {
+        let line = line.strip_prefix("./").unwrap_or(line);
+        match a.mode {
+            OutputMode::FilesOnly => {
+                found.insert(line.to_string(), 1);
+            }
+            OutputMode::Count | OutputMode::Content => {
+                if let Some((path, n)) = line.rsplit_once(':') {
+                    found.insert(path.to_string(), n.parse().unwrap_or(0));
+                }
+            }
+        }
+    }
+    Ok((took, found))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn summary(found: &Found) -> (usize, u64) {
+    (found.len(), found.values().sum())
+}
+
+fn report_diff(ours: &Found, rg: &Found) {
+    let only_ours: Vec<_> = ours.keys().filter(|k| !rg.contains_key(*k)).collect();
+    let only_rg: Vec<_> = rg.keys().filter(|k| !ours.contains_key(*k)).collect();
+    let differ: Vec<_> = ours
+        .iter()
+        .filter(|(k, v)| rg.get(*k).is_some_and(|r| r != *v))
+        .collect();
+    for (label, list) in [("only ours", &only_ours), ("only rg", &only_rg)] {
+        if !list.is_empty() {
+            println!(
+                "  {label}: {} files, e.g. {:?}",
+                list.len(),
+                &list[..list.len().min(5)]
+            );
+        }
+    }
+    if !differ.is_empty() {
+        println!(
+            "  count differs in {} files, e.g. {:?}",
+            differ.len(),
+            differ
+                .iter()
+                .take(5)
+                .map(|(k, v)| format!("{k}: ours {v} rg {}", rg.get(*k).copied().unwrap_or(0)))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+fn main() {
+    let a = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = bench(&a) {
+        eprintln!("grep-bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn bench(a: &Args) -> Result<(), String> {
+    let dir: &Path = &a.dir;
+    println!(
+        "dir {} | pattern {:?} | mode {} | {} | {} runs (after 1 warm-up each)",
+        dir.display(),
+        a.pattern,
+        match a.mode {
+            OutputMode::FilesOnly => "files",
+            OutputMode::Count | OutputMode::Content => "count",
+        },
+        if a.case_sensitive {
+            "case-sensitive"
+        } else {
+            "case-insensitive"
+        },
+        a.runs
+    );
+    // Warm-up (page cache) for both.
+    run_ours(a)?;
+    run_rg(a)?;
+    let (mut ours_t, mut rg_t) = (Vec::new(), Vec::new());
+    let (mut ours_found, mut rg_found) = (Found::new(), Found::new());
+    for _ in 0..a.runs {
+        let (t, f) = run_ours(a)?;
+        ours_t.push(t);
+        ours_found = f;
+        let (t, f) = run_rg(a)?;
+        rg_t.push(t);
+        rg_found = f;
+    }
+    let (om, rm) = (median(ours_t.clone()), median(rg_t.clone()));
+    let (of, ol) = summary(&ours_found);
+    let (rf, rl) = summary(&rg_found);
+    println!(
+        "skald grep: median {:>8.1} ms  (runs {:?})",
+        om.as_secs_f64() * 1e3,
+        ms(&ours_t)
+    );
+    println!(
+        "ripgrep:    median {:>8.1} ms  (runs {:?})",
+        rm.as_secs_f64() * 1e3,
+        ms(&rg_t)
+    );
+    println!("ratio skald/rg: {:.3}", om.as_secs_f64() / rm.as_secs_f64());
+    println!("matches: skald {of} files / {ol} lines; rg {rf} files / {rl} lines");
+    if ours_found == rg_found {
+        println!("results identical");
+    } else {
+        println!("results differ:");
+        report_diff(&ours_found, &rg_found);
+    }
+    Ok(())
+}
+
+fn ms(v: &[Duration]) -> Vec<String> {
+    v.iter()
+        .map(|d| format!("{:.0}", d.as_secs_f64() * 1e3))
+        .collect()
+}

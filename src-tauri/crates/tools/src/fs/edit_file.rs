@@ -1,0 +1,165 @@
+//! `edit_file`: exact string replacement, unique unless `replace_all`,
+//! preserving CRLF line endings, written atomically.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use skald_core_api::{
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
+    input_schema, parse_args,
+};
+
+use super::access::{require_file, target};
+use super::atomic::write_atomic;
+use super::label::{absolutize_path, path_label, str_arg};
+use super::policy::path_arg;
+use super::text::read_for_edit;
+use crate::tool_names as tn;
+
+/// Arguments of `edit_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileInput {
+    /// The file to edit (absolute, or relative to the working directory).
+    pub path: String,
+    /// The exact text to replace, including whitespace and indentation. Must
+    /// occur exactly once unless replace_all is true; include surrounding
+    /// lines to make it unique.
+    pub old_string: String,
+    /// The text to put in its place (may be empty to delete).
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring a unique one. Default false.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Replaces exact text in a file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditFile;
+
+impl Tool for EditFile {
+    fn name(&self) -> &str {
+        tn::EDIT_FILE
+    }
+
+    fn description(&self) -> &str {
+        "Edit a file by replacing an exact string (old_string → new_string). Use this instead of \
+         sed/awk/perl via the shell. old_string must match the file exactly (whitespace and \
+         indentation included — read_file it first) and must be unique unless replace_all=true; \
+         if it is not, the error says how many matches there were. CRLF files are handled (write \
+         old/new with plain \\n). The write is atomic: on any error the file is unchanged."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        input_schema::<EditFileInput>()
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        path_label(self.name(), "", str_arg(args, "path"), "", length)
+    }
+
+    fn target_path(&self, args: &Value) -> Option<String> {
+        path_arg(args)
+    }
+
+    fn effective_args(&self, args: Value, workdir: &Path) -> Value {
+        absolutize_path(args, workdir, false)
+    }
+
+    fn execute(&self, args: Value) -> ToolResult {
+        let input: EditFileInput = parse_args(tn::EDIT_FILE, args)?;
+        edit_file(&input)
+    }
+
+    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+        super::run_blocking(*self, args)
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    /// Re-running an applied edit can apply it twice.
+    fn restart_hint(&self) -> RestartHint {
+        RestartHint::Reask
+    }
+}
+
+fn invalid(reason: &str) -> ToolError {
+    ToolError::InvalidArguments {
+        tool: tn::EDIT_FILE.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Rewrites `s`'s line endings as CRLF.
+fn to_crlf(s: &str) -> String {
+    s.replace("\r\n", "\n").replace('\n', "\r\n")
+}
+
+fn edit_file(input: &EditFileInput) -> ToolResult {
+    if input.old_string.is_empty() {
+        return Err(invalid(
+            "old_string is empty; to create a file use write_file, to add lines use insert_at_line",
+        ));
+    }
+    if input.old_string == input.new_string {
+        return Err(invalid(
+            "old_string and new_string are identical; nothing to change",
+        ));
+    }
+    let t = target(&input.path)?;
+    let meta = require_file(&t)?;
+    let text = read_for_edit(&t, tn::EDIT_FILE, meta.len())?;
+
+    // Exact match first; in a CRLF file, an LF-written old_string is matched
+    // (and new_string written) with CRLF endings.
+    let (mut old, mut new) = (input.old_string.clone(), input.new_string.clone());
+    let mut count = text.matches(old.as_str()).count();
+    if count == 0 && text.contains("\r\n") && old.contains('\n') {
+        let crlf_old = to_crlf(&old);
+        let crlf_count = text.matches(crlf_old.as_str()).count();
+        if crlf_count > 0 {
+            old = crlf_old;
+            new = to_crlf(&new);
+            count = crlf_count;
+        }
+    } else if text.contains("\r\n") && old.contains("\r\n") {
+        new = to_crlf(&new);
+    }
+
+    if count == 0 {
+        return Err(ToolError::Failed(format!(
+            "old_string not found in {}; read_file it and copy the exact text (whitespace and indentation must match)",
+            t.display
+        )));
+    }
+    if count > 1 && !input.replace_all {
+        return Err(ToolError::Failed(format!(
+            "old_string matches {count} times in {}; include more surrounding lines to make it unique, or set replace_all=true",
+            t.display
+        )));
+    }
+    let first_line = text
+        .find(old.as_str())
+        .map_or(1, |i| text[..i].matches('\n').count() + 1);
+    let updated = if input.replace_all {
+        text.replace(old.as_str(), &new)
+    } else {
+        text.replacen(old.as_str(), &new, 1)
+    };
+    write_atomic(&t.canonical, &t.display, updated.as_bytes())?;
+    Ok(if count == 1 {
+        format!(
+            "Edited {}: replaced 1 occurrence at line {first_line}",
+            t.display
+        )
+    } else {
+        format!(
+            "Edited {}: replaced {count} occurrences (first at line {first_line})",
+            t.display
+        )
+    })
+}

@@ -1,0 +1,157 @@
+//! `insert_at_line`: insert lines before or after a line, preserving the
+//! file's line-ending style and its trailing newline (or lack of one).
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use skald_core_api::{
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
+    input_schema, parse_args,
+};
+
+use super::access::{require_file, target};
+use super::atomic::write_atomic;
+use super::label::{absolutize_path, path_label, str_arg, u64_arg};
+use super::lines::{LineDoc, content_lines};
+use super::policy::path_arg;
+use super::text::read_for_edit;
+use crate::tool_names as tn;
+
+/// Where the content goes relative to `line`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InsertPosition {
+    /// The content becomes line `line`; the old line `line` moves down.
+    #[default]
+    Before,
+    /// The content follows line `line`.
+    After,
+}
+
+/// Arguments of `insert_at_line`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InsertAtLineInput {
+    /// The file to edit (absolute, or relative to the working directory).
+    pub path: String,
+    /// 1-based line number. With position "before", use (number of lines + 1)
+    /// to append at the end of the file.
+    pub line: u64,
+    /// The lines to insert. A trailing newline is optional.
+    pub content: String,
+    /// "before" (default) or "after" the given line.
+    #[serde(default)]
+    pub position: InsertPosition,
+}
+
+/// Inserts lines into a file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InsertAtLine;
+
+impl Tool for InsertAtLine {
+    fn name(&self) -> &str {
+        tn::INSERT_AT_LINE
+    }
+
+    fn description(&self) -> &str {
+        "Insert lines into a file before (default) or after a 1-based line number, without \
+         repeating existing text. To append, use position=\"after\" with the last line number \
+         (or \"before\" with line count + 1). Line-ending style (LF/CRLF) and the file's trailing \
+         newline are preserved; the write is atomic. Use read_file first to find the line number."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        input_schema::<InsertAtLineInput>()
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        let at = u64_arg(args, "line")
+            .map(|l| format!(":{l}"))
+            .unwrap_or_default();
+        path_label(self.name(), "", str_arg(args, "path"), &at, length)
+    }
+
+    fn target_path(&self, args: &Value) -> Option<String> {
+        path_arg(args)
+    }
+
+    fn effective_args(&self, args: Value, workdir: &Path) -> Value {
+        absolutize_path(args, workdir, false)
+    }
+
+    fn execute(&self, args: Value) -> ToolResult {
+        let input: InsertAtLineInput = parse_args(tn::INSERT_AT_LINE, args)?;
+        insert_at_line(&input)
+    }
+
+    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+        super::run_blocking(*self, args)
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    /// Re-running an applied insert inserts twice.
+    fn restart_hint(&self) -> RestartHint {
+        RestartHint::Reask
+    }
+}
+
+fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
+    let invalid = |reason: String| ToolError::InvalidArguments {
+        tool: tn::INSERT_AT_LINE.to_string(),
+        reason,
+    };
+    if input.line == 0 {
+        return Err(invalid(
+            "line is 1-based; use line=1 with position \"before\" to insert at the top".to_string(),
+        ));
+    }
+    if input.content.is_empty() {
+        return Err(invalid("content is empty; nothing to insert".to_string()));
+    }
+    let t = target(&input.path)?;
+    let meta = require_file(&t)?;
+    let text = read_for_edit(&t, tn::INSERT_AT_LINE, meta.len())?;
+    let mut doc = LineDoc::parse(&text);
+    let total = doc.len() as u64;
+    let index = match input.position {
+        InsertPosition::Before if input.line <= total + 1 => input.line - 1,
+        InsertPosition::After if input.line <= total => input.line,
+        InsertPosition::Before => {
+            return Err(ToolError::Failed(format!(
+                "line {} is past the end of {}, which has {total} lines; use line={} to append",
+                input.line,
+                t.display,
+                total + 1
+            )));
+        }
+        InsertPosition::After => {
+            return Err(ToolError::Failed(format!(
+                "line {} is past the end of {}, which has {total} lines{}",
+                input.line,
+                t.display,
+                if total == 0 {
+                    "; use position \"before\" with line=1 for an empty file"
+                } else {
+                    ""
+                }
+            )));
+        }
+    };
+    let new_lines = content_lines(&input.content);
+    let added = new_lines.len();
+    let at = index as usize;
+    doc.splice(at, at, new_lines);
+    write_atomic(&t.canonical, &t.display, doc.render().as_bytes())?;
+    Ok(format!(
+        "Inserted {added} line{} into {} at line {} (file now has {} lines)",
+        if added == 1 { "" } else { "s" },
+        t.display,
+        index + 1,
+        doc.len()
+    ))
+}

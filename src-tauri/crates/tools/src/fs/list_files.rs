@@ -1,0 +1,185 @@
+//! `list_files`: a sorted, gitignore-aware listing of a directory tree.
+//!
+//! Walk semantics match `grep_files`: `.gitignore` honoured, hidden entries
+//! shown, [`SKIP_DIRS`](super::SKIP_DIRS) neither shown nor entered, anything
+//! named `secrets` (any case) omitted, symlinks listed but never followed (a
+//! symlink that resolves into `secrets/` is omitted).
+
+use std::path::Path;
+
+use ignore::WalkBuilder;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use skald_core_api::{
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
+    parse_args,
+};
+
+use super::access::{require_dir, target};
+use super::label::{absolutize_path, path_label, str_arg};
+use super::policy::{canonicalize_for_policy, is_secret_path, is_secrets_name, is_skip_dir_name};
+use crate::tool_names as tn;
+
+/// Entries listed before the output is capped.
+pub const MAX_LIST_ENTRIES: usize = 1000;
+/// Deepest `depth` accepted.
+const MAX_DEPTH: u64 = 20;
+
+fn default_path() -> String {
+    ".".to_string()
+}
+
+fn default_depth() -> u64 {
+    3
+}
+
+/// Arguments of `list_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListFilesInput {
+    /// Directory to list. Default "." (the working directory).
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// How many levels deep to list, 1–20 (1 = direct children only). Default 3.
+    #[serde(default = "default_depth")]
+    pub depth: u64,
+    /// List directories only. Default false.
+    #[serde(default)]
+    pub dirs_only: bool,
+}
+
+/// Lists a directory tree.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ListFiles;
+
+impl Tool for ListFiles {
+    fn name(&self) -> &str {
+        tn::LIST_FILES
+    }
+
+    fn description(&self) -> &str {
+        "List files and directories under a path (default: the working directory), sorted, \
+         relative to that path, directories ending in `/`. Use this instead of ls/find/tree via \
+         the shell. Goes 3 levels deep by default (depth 1–20); dirs_only=true for structure only. \
+         Respects .gitignore, shows hidden files, never lists .git, node_modules, target or \
+         secrets. Output is capped at 1000 entries — list a subdirectory or lower depth for more."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        input_schema::<ListFilesInput>()
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        path_label(
+            self.name(),
+            "",
+            Some(str_arg(args, "path").unwrap_or(".")),
+            "",
+            length,
+        )
+    }
+
+    fn effective_args(&self, args: Value, workdir: &Path) -> Value {
+        absolutize_path(args, workdir, true)
+    }
+
+    fn execute(&self, args: Value) -> ToolResult {
+        let input: ListFilesInput = parse_args(tn::LIST_FILES, args)?;
+        list_files(&input)
+    }
+
+    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+        super::run_blocking(*self, args)
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+}
+
+fn list_files(input: &ListFilesInput) -> ToolResult {
+    if input.depth == 0 || input.depth > MAX_DEPTH {
+        return Err(ToolError::InvalidArguments {
+            tool: tn::LIST_FILES.to_string(),
+            reason: format!(
+                "depth must be between 1 and {MAX_DEPTH} (got {})",
+                input.depth
+            ),
+        });
+    }
+    let t = target(&input.path)?;
+    require_dir(&t)?;
+    let root = t.canonical.clone();
+
+    let mut walk = WalkBuilder::new(&root);
+    walk.hidden(false)
+        .follow_links(false)
+        .max_depth(Some(input.depth as usize))
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let name = entry.file_name();
+            if is_secrets_name(name) {
+                return false;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && is_skip_dir_name(name) {
+                return false;
+            }
+            // A symlink is listed, not followed; one resolving into
+            // secrets/ is not listed at all.
+            !(entry.path_is_symlink()
+                && is_secret_path(&canonicalize_for_policy(entry.path(), Path::new("/"))))
+        });
+
+    let mut out = String::new();
+    let mut listed = 0usize;
+    let mut more = false;
+    let mut unreadable = 0usize;
+    for result in walk.build() {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(_) => {
+                unreadable += 1;
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if input.dirs_only && !is_dir {
+            continue;
+        }
+        if listed == MAX_LIST_ENTRIES {
+            more = true;
+            break;
+        }
+        let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+        out.push_str(&rel.display().to_string());
+        if is_dir {
+            out.push('/');
+        }
+        out.push('\n');
+        listed += 1;
+    }
+    if listed == 0 {
+        return Ok(format!(
+            "{} has no {}entries to list (gitignored files and .git, node_modules, target, secrets are not listed)",
+            t.display,
+            if input.dirs_only { "directory " } else { "" }
+        ));
+    }
+    if more {
+        out.push_str(&format!(
+            "[listing capped at {MAX_LIST_ENTRIES} entries; list a subdirectory or use a smaller depth]\n"
+        ));
+    }
+    if unreadable > 0 {
+        out.push_str(&format!("[{unreadable} entries could not be read]\n"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,67 @@
+//! Filesystem tools and the path policy they share.
+//!
+//! Every tool resolves its `path` through [`check_read_allowed`] first and
+//! then works on the canonical path it returns, so what is checked is what is
+//! opened: nothing under `secrets/` is read or written, however it is reached.
+//! Write tools replace files atomically (temp file in the same directory +
+//! rename), so a failure never leaves a half-written file. Tools run on the
+//! blocking thread pool, never on an async worker.
+//!
+//! This module never touches the database or the UI; tools return strings.
+
+mod access;
+mod atomic;
+mod edit_file;
+pub mod grep;
+mod grep_files;
+mod insert_at_line;
+mod label;
+mod lines;
+mod list_files;
+mod policy;
+mod read_file;
+mod replace_lines;
+mod search_file;
+mod text;
+mod write_file;
+
+pub use edit_file::EditFile;
+pub use grep_files::GrepFiles;
+pub use insert_at_line::{InsertAtLine, InsertPosition};
+pub use list_files::ListFiles;
+pub use policy::*;
+pub use read_file::ReadFile;
+pub use replace_lines::ReplaceLines;
+pub use search_file::SearchFile;
+pub use write_file::WriteFile;
+
+use serde_json::Value;
+use skald_core_api::{BoxFuture, Tool, ToolError, ToolResult};
+
+use crate::ToolRegistry;
+
+/// Registers every filesystem tool.
+pub fn register(registry: &mut ToolRegistry) {
+    registry.register(ListFiles);
+    registry.register(ReadFile);
+    registry.register(WriteFile);
+    registry.register(EditFile);
+    registry.register(InsertAtLine);
+    registry.register(ReplaceLines);
+    registry.register(SearchFile);
+    registry.register(GrepFiles);
+}
+
+/// Runs a (stateless) tool's sync `execute` on the blocking pool, so a big
+/// read or a tree-wide grep never stalls an async worker.
+fn run_blocking<T: Tool + Copy + 'static>(tool: T, args: Value) -> BoxFuture<'static, ToolResult> {
+    Box::pin(async move {
+        match tokio::task::spawn_blocking(move || tool.execute(args)).await {
+            Ok(result) => result,
+            Err(e) => Err(ToolError::Failed(format!(
+                "{} stopped unexpectedly: {e}",
+                tool.name()
+            ))),
+        }
+    })
+}

@@ -1,0 +1,188 @@
+//! `search_file`: case-insensitive substring search in one file, streamed,
+//! with numbered context.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use skald_core_api::{
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
+    parse_args,
+};
+
+use super::access::{io_failed, require_file, target};
+use super::label::{absolutize_path, path_label, quoted, str_arg};
+use super::policy::path_arg;
+use super::text::{LineReader, cut_chars, decode, marked, open_text};
+use crate::tool_names as tn;
+
+/// Matches shown before the output is capped (all are still counted).
+pub const MAX_SEARCH_MATCHES: usize = 100;
+/// Characters of a line shown.
+const MAX_LINE_CHARS: usize = 500;
+/// Bytes of one line searched (a longer line is searched in its first part).
+const MAX_LINE_BYTES: usize = 1024 * 1024;
+
+fn default_context() -> u64 {
+    2
+}
+
+/// Arguments of `search_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFileInput {
+    /// The file to search (absolute, or relative to the working directory).
+    pub path: String,
+    /// Text to find: a plain, case-insensitive substring (not a regex).
+    pub query: String,
+    /// Lines of context around each match, 0–10. Default 2.
+    #[serde(default = "default_context")]
+    pub context_lines: u64,
+}
+
+/// Finds text in one file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SearchFile;
+
+impl Tool for SearchFile {
+    fn name(&self) -> &str {
+        tn::SEARCH_FILE
+    }
+
+    fn description(&self) -> &str {
+        "Find a plain substring (case-insensitive, not a regex) in one file and show each match \
+         with its line number and surrounding lines (`>  12 | match`, `   13 | context`). Use this \
+         instead of grep on a single file, to locate the line numbers for read_file, \
+         replace_lines or insert_at_line. Shows up to 100 matches. For regexes or many files use \
+         grep_files."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        input_schema::<SearchFileInput>()
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        let q = quoted(str_arg(args, "query").unwrap_or(""), length.max_chars() / 3);
+        path_label(
+            self.name(),
+            &format!("{q} in "),
+            str_arg(args, "path"),
+            "",
+            length,
+        )
+    }
+
+    fn target_path(&self, args: &Value) -> Option<String> {
+        path_arg(args)
+    }
+
+    fn effective_args(&self, args: Value, workdir: &Path) -> Value {
+        absolutize_path(args, workdir, false)
+    }
+
+    fn execute(&self, args: Value) -> ToolResult {
+        let input: SearchFileInput = parse_args(tn::SEARCH_FILE, args)?;
+        search_file(&input)
+    }
+
+    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+        super::run_blocking(*self, args)
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+}
+
+fn search_file(input: &SearchFileInput) -> ToolResult {
+    let invalid = |reason: String| ToolError::InvalidArguments {
+        tool: tn::SEARCH_FILE.to_string(),
+        reason,
+    };
+    if input.query.is_empty() {
+        return Err(invalid("query is empty; pass the text to find".to_string()));
+    }
+    if input.context_lines > 10 {
+        return Err(invalid(format!(
+            "context_lines must be between 0 and 10 (got {})",
+            input.context_lines
+        )));
+    }
+    let ctx = input.context_lines as usize;
+    let needle = input.query.to_lowercase();
+    let t = target(&input.path)?;
+    require_file(&t)?;
+    let mut lines = LineReader::new(open_text(&t, tn::SEARCH_FILE)?, MAX_LINE_BYTES);
+
+    let mut out = String::new();
+    let mut before: VecDeque<(u64, String)> = VecDeque::with_capacity(ctx);
+    let mut after_left = 0usize;
+    let mut last_printed = 0u64;
+    let mut matches = 0usize;
+    let mut lossy = false;
+    let mut n = 0u64;
+    let print = |out: &mut String, last: &mut u64, num: u64, text: &str, is_match: bool| {
+        if *last != 0 && num > *last + 1 {
+            out.push_str("--\n");
+        }
+        out.push_str(&marked(
+            num,
+            &cut_chars(text, MAX_LINE_CHARS, false),
+            is_match,
+        ));
+        out.push('\n');
+        *last = num;
+    };
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| io_failed(&e, "read", &t.display))?
+    {
+        n += 1;
+        let text = decode(&line, &mut lossy);
+        let is_match = text.to_lowercase().contains(&needle);
+        if is_match {
+            matches += 1;
+        }
+        if is_match && matches <= MAX_SEARCH_MATCHES {
+            while let Some((num, prev)) = before.pop_front() {
+                print(&mut out, &mut last_printed, num, &prev, false);
+            }
+            print(&mut out, &mut last_printed, n, &text, true);
+            after_left = ctx;
+        } else if after_left > 0 {
+            print(&mut out, &mut last_printed, n, &text, is_match);
+            after_left -= 1;
+        } else if ctx > 0 && matches < MAX_SEARCH_MATCHES {
+            if before.len() == ctx {
+                before.pop_front();
+            }
+            before.push_back((n, text));
+        }
+    }
+
+    if matches == 0 {
+        return Ok(format!(
+            "No matches for {} in {} ({n} lines searched)",
+            quoted(&input.query, 200),
+            t.display
+        ));
+    }
+    let mut head = format!(
+        "{matches} match{} for {} in {}:\n",
+        if matches == 1 { "" } else { "es" },
+        quoted(&input.query, 200),
+        t.display
+    );
+    head.push_str(&out);
+    if matches > MAX_SEARCH_MATCHES {
+        head.push_str(&format!(
+            "[showing the first {MAX_SEARCH_MATCHES} of {matches} matches; use a more specific query, or read_file with start_line to see more]\n"
+        ));
+    }
+    if lossy {
+        head.push_str("[the file is not valid UTF-8; invalid bytes are shown as �]\n");
+    }
+    Ok(head)
+}

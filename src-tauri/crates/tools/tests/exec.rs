@@ -1,0 +1,404 @@
+//! `execute_cmd` end to end: real `sh` processes, checked against the process
+//! table for anything a stopped call could leave behind.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use skald_core_api::{
+    CancellationToken, ExecutionOutcome, RestartHint, Tool, ToolCategory, ToolDescriptionLength,
+    ToolError, drive_execution,
+};
+use skald_tools::exec::{ExecuteCmd, OUTPUT_LIMIT_BYTES, live_group_members};
+use skald_tools::tool_names as tn;
+
+async fn run(args: Value) -> Result<String, ToolError> {
+    ExecuteCmd::new().execute_async(args).await
+}
+
+async fn run_in(dir: &Path, command: &str) -> String {
+    match run(json!({"command": command, "workdir": dir})).await {
+        Ok(out) => out,
+        Err(e) => panic!("`{command}` failed: {e}"),
+    }
+}
+
+/// A command prefix that writes the shell's pid (= the group id) to `pgid.txt`.
+const RECORD_PGID: &str = "echo $$ > pgid.txt";
+
+/// Waits until the command recorded its group id and at least `sleeps` live
+/// `sleep` processes are in that group; returns the group id.
+async fn wait_for_sleeps(dir: &Path, sleeps: usize) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(dir.join("pgid.txt"))
+            && let Ok(pgid) = s.trim().parse::<i32>()
+        {
+            let n = live_group_members(pgid)
+                .into_iter()
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                        .is_ok_and(|c| c.trim() == "sleep")
+                })
+                .count();
+            if n >= sleeps {
+                return pgid;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "sleeps never started"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Waits (up to `limit`) until no live process is left in `pgid`.
+async fn assert_group_gone(pgid: i32, limit: Duration) -> Duration {
+    let start = Instant::now();
+    loop {
+        let left = live_group_members(pgid);
+        if left.is_empty() {
+            return start.elapsed();
+        }
+        assert!(
+            start.elapsed() < limit,
+            "processes of group {pgid} still alive after {limit:?}: {left:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+fn read_pgid(dir: &Path) -> i32 {
+    let text = std::fs::read_to_string(dir.join("pgid.txt")).unwrap_or_default();
+    text.trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("no group id recorded ({text:?}): {e}"))
+}
+
+#[tokio::test]
+async fn output_then_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        run_in(dir.path(), "echo hello").await,
+        "hello\n[exit code: 0]"
+    );
+    // A non-zero exit is a completed call: the model reads the code.
+    assert_eq!(
+        run_in(dir.path(), "echo oops; exit 3").await,
+        "oops\n[exit code: 3]"
+    );
+    assert_eq!(run_in(dir.path(), "printf x").await, "x\n[exit code: 0]");
+    assert_eq!(
+        run_in(dir.path(), "true").await,
+        "(no output)\n[exit code: 0]"
+    );
+}
+
+#[tokio::test]
+async fn stderr_interleaves_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), "echo a; echo b >&2; echo c; echo d >&2").await;
+    assert_eq!(out, "a\nb\nc\nd\n[exit code: 0]");
+}
+
+#[tokio::test]
+async fn death_by_signal_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), "echo before; kill -9 $$").await;
+    assert_eq!(out, "before\n[killed by signal 9 (SIGKILL)]");
+}
+
+#[tokio::test]
+async fn non_utf8_output_is_decoded_lossily() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), r"printf 'a\377b\n'").await;
+    assert_eq!(out, "a\u{fffd}b\n[exit code: 0]");
+}
+
+#[tokio::test]
+async fn workdir_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), "pwd").await;
+    assert_eq!(out, format!("{}\n[exit code: 0]", dir.path().display()));
+
+    // A relative workdir given straight to the tool (no effective_args) is
+    // taken against the process directory.
+    let cwd = std::env::current_dir().unwrap();
+    let out = run(json!({"command": "pwd", "workdir": "."}))
+        .await
+        .unwrap();
+    assert_eq!(out, format!("{}\n[exit code: 0]", cwd.display()));
+}
+
+#[test]
+fn effective_args_fill_and_resolve_workdir() {
+    let tool = ExecuteCmd::new();
+    let wd = Path::new("/work/project");
+    let filled = tool.effective_args(json!({"command": "ls"}), wd);
+    assert_eq!(filled, json!({"command": "ls", "workdir": "/work/project"}));
+    let filled = tool.effective_args(json!({"command": "ls", "workdir": null}), wd);
+    assert_eq!(filled["workdir"], "/work/project");
+    let rel = tool.effective_args(json!({"command": "ls", "workdir": "sub/dir"}), wd);
+    assert_eq!(rel["workdir"], "/work/project/sub/dir");
+    let abs = tool.effective_args(json!({"command": "ls", "workdir": "/tmp"}), wd);
+    assert_eq!(abs["workdir"], "/tmp");
+    // Not an object: left for parse_args to reject.
+    assert_eq!(tool.effective_args(json!([1]), wd), json!([1]));
+}
+
+#[tokio::test]
+async fn effective_args_workdir_is_where_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let tool = ExecuteCmd::new();
+    let args = tool.effective_args(json!({"command": "pwd", "workdir": "sub"}), dir.path());
+    let out = tool.execute_async(args).await.unwrap();
+    assert_eq!(
+        out,
+        format!("{}\n[exit code: 0]", dir.path().join("sub").display())
+    );
+}
+
+#[tokio::test]
+async fn timeout_kills_the_group_after_about_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let out = run(json!({
+        "command": format!("{RECORD_PGID}; echo started; sleep 30 & sleep 30"),
+        "workdir": dir.path(),
+        "timeout": 1,
+    }))
+    .await
+    .unwrap();
+    let took = start.elapsed();
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert!(took < Duration::from_secs(4), "{took:?}");
+    assert_eq!(out, "started\n[timed out after 1 s; process group killed]");
+    assert_group_gone(read_pgid(dir.path()), Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn stop_through_drive_execution_kills_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = ExecuteCmd::new();
+    let exec = tool.run(json!({
+        "command": format!("{RECORD_PGID}; sleep 100 & sleep 100"),
+        "workdir": dir.path(),
+    }));
+    let cancel = CancellationToken::new();
+    let watcher = async {
+        let pgid = wait_for_sleeps(dir.path(), 2).await;
+        cancel.cancel();
+        (pgid, Instant::now())
+    };
+    let (outcome, (pgid, stopped_at)) =
+        tokio::join!(drive_execution(exec.as_ref(), cancel.clone()), watcher);
+    assert_eq!(outcome, ExecutionOutcome::Cancelled);
+    assert_group_gone(pgid, Duration::from_secs(2)).await;
+    // Both sleeps die on SIGTERM: far below the SIGKILL grace.
+    let latency = stopped_at.elapsed();
+    assert!(latency < Duration::from_secs(1), "{latency:?}");
+}
+
+#[tokio::test]
+async fn dropping_the_future_kills_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = ExecuteCmd::new();
+    let work = tool.execute_async(json!({
+        "command": format!("{RECORD_PGID}; sleep 100 & sleep 100"),
+        "workdir": dir.path(),
+    }));
+    let pgid = tokio::select! {
+        r = work => panic!("the command ended on its own: {r:?}"),
+        pgid = wait_for_sleeps(dir.path(), 2) => pgid,
+    };
+    // `work` is dropped here, mid-flight.
+    assert_group_gone(pgid, Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn a_group_ignoring_sigterm_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = ExecuteCmd::new();
+    let work = tool.execute_async(json!({
+        "command": format!("{RECORD_PGID}; trap '' TERM; sleep 100 & sleep 100"),
+        "workdir": dir.path(),
+    }));
+    let pgid = tokio::select! {
+        r = work => panic!("the command ended on its own: {r:?}"),
+        pgid = wait_for_sleeps(dir.path(), 2) => pgid,
+    };
+    assert_group_gone(pgid, Duration::from_secs(3)).await;
+}
+
+#[tokio::test]
+async fn background_job_holding_the_output_is_killed_after_the_shell_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let out = run_in(
+        dir.path(),
+        &format!("{RECORD_PGID}; sleep 100 & echo started"),
+    )
+    .await;
+    assert!(start.elapsed() < Duration::from_secs(3));
+    assert_eq!(
+        out,
+        "started\n[exit code: 0; background processes still holding the output open were killed]"
+    );
+    assert_group_gone(read_pgid(dir.path()), Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn background_job_with_redirected_output_keeps_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(
+        dir.path(),
+        &format!("{RECORD_PGID}; sleep 100 > /dev/null 2>&1 & echo started"),
+    )
+    .await;
+    assert_eq!(out, "started\n[exit code: 0]");
+    let pgid = read_pgid(dir.path());
+    assert!(!live_group_members(pgid).is_empty());
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+#[tokio::test]
+async fn long_output_keeps_head_and_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(
+        dir.path(),
+        r"echo HEADMARK; head -c 300000 /dev/zero | tr '\0' a; echo; echo TAILMARK",
+    )
+    .await;
+    assert!(out.starts_with("HEADMARK\naaaa"));
+    assert!(
+        out.ends_with("aaaa\nTAILMARK\n[exit code: 0]"),
+        "{}",
+        &out[out.len() - 80..]
+    );
+    let total = 9 + 300_000 + 1 + 9;
+    assert!(out.len() <= OUTPUT_LIMIT_BYTES + 300, "{}", out.len());
+    let omitted = total - 100 * 1024;
+    assert!(
+        out.contains(&format!(
+            "[… {omitted} bytes omitted: the output was {total} bytes; showing the first 50 KB and the last 50 KB …]"
+        )),
+        "notice missing"
+    );
+}
+
+#[tokio::test]
+async fn bad_workdir_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let e = run(json!({"command": "true", "workdir": missing}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        ToolError::Failed(format!(
+            "workdir `{}` does not exist; pass an existing directory",
+            missing.display()
+        ))
+    );
+    let file = dir.path().join("f.txt");
+    std::fs::write(&file, "x").unwrap();
+    let e = run(json!({"command": "true", "workdir": file}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        ToolError::Failed(format!(
+            "workdir `{}` is not a directory; pass an existing directory",
+            file.display()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_rejected() {
+    for args in [
+        json!({"command": "true", "timeout": 0}),
+        json!({"command": "true", "timeout": 601}),
+        json!({"command": "true", "timeout": -1}),
+        json!({"command": "true", "timeout": "10"}),
+        json!({"command": "   "}),
+        json!({"command": "true", "cwd": "/"}),
+        json!({}),
+    ] {
+        let e = run(args.clone()).await.unwrap_err();
+        assert!(e.is_invalid_arguments(), "{args}: {e}");
+    }
+    let e = run(json!({"command": "true", "timeout": 601}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid arguments for execute_cmd: timeout must be between 1 and 600 seconds, got 601"
+    );
+    // The bounds themselves are fine.
+    let dir = tempfile::tempdir().unwrap();
+    for t in [1, 600] {
+        let out = run(json!({"command": "echo ok", "workdir": dir.path(), "timeout": t}))
+            .await
+            .unwrap();
+        assert_eq!(out, "ok\n[exit code: 0]");
+    }
+}
+
+#[test]
+fn labels() {
+    let tool = ExecuteCmd::new();
+    let short = ToolDescriptionLength::Short;
+    let full = ToolDescriptionLength::Full;
+    assert_eq!(
+        tool.describe(&json!({"command": "cargo test"}), short),
+        "execute_cmd `cargo test`"
+    );
+    assert_eq!(
+        tool.describe(&json!({"command": "  cd x\n  make\n"}), short),
+        "execute_cmd `cd x …`"
+    );
+    assert_eq!(tool.describe(&json!({}), short), "execute_cmd");
+    let long = format!("git commit -m \"{}\"", "feat: ".repeat(40));
+    let s = tool.describe(&json!({"command": long}), short);
+    assert_eq!(s.chars().count(), 60);
+    assert!(s.starts_with("execute_cmd `git commit -m \"feat: "));
+    assert!(s.ends_with("…`"), "{s}");
+    let f = tool.describe(&json!({"command": long}), full);
+    assert_eq!(f.chars().count(), 120);
+    assert!(f.ends_with("…`"));
+}
+
+#[test]
+fn definition() {
+    let tool = ExecuteCmd::new();
+    assert_eq!(tool.name(), tn::EXECUTE_CMD);
+    assert_eq!(tool.category(), ToolCategory::Shell);
+    assert_eq!(tool.restart_hint(), RestartHint::Reask);
+    assert_eq!(tool.target_path(&json!({"command": "ls"})), None);
+    let d = tool.description();
+    for name in [tn::READ_FILE, tn::GREP_FILES, tn::LIST_FILES, tn::EDIT_FILE] {
+        assert!(d.contains(name), "description should point to {name}");
+    }
+    let s = tool.parameters_schema();
+    assert_eq!(s["type"], "object");
+    assert_eq!(s["required"], json!(["command"]));
+    assert_eq!(s["additionalProperties"], json!(false));
+    assert_eq!(s["properties"]["timeout"]["minimum"], 1);
+    assert_eq!(s["properties"]["timeout"]["maximum"], 600);
+    assert!(s["properties"]["workdir"]["description"].is_string());
+    let registry = skald_tools::builtin_registry(&Default::default());
+    assert_eq!(
+        registry.category_of(tn::EXECUTE_CMD),
+        Some(ToolCategory::Shell)
+    );
+    assert_eq!(
+        registry.restart_hint(tn::EXECUTE_CMD),
+        Some(RestartHint::Reask)
+    );
+}
