@@ -30,7 +30,7 @@ if ! command -v cargo >/dev/null; then
   step "rust: installing rustup (toolchain pinned by rust-toolchain.toml)"
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
 fi
-if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.node.split(".")[0] < 20)'; then
+if ! command -v node >/dev/null || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)'; then
   echo "Node.js 20 or newer is required (with npm); install it and re-run." >&2
   exit 1
 fi
