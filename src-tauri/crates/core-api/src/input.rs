@@ -96,7 +96,10 @@ mod tests {
         let e = parse_args::<Input>("t", json!({"path": "a", "nope": 1})).unwrap_err();
         assert!(e.to_string().contains("unknown field `nope`"), "{e}");
         let e = parse_args::<Input>("t", json!([1])).unwrap_err();
-        assert!(e.to_string().contains("expected a JSON object, got an array"));
+        assert!(
+            e.to_string()
+                .contains("expected a JSON object, got an array")
+        );
         assert!(e.is_invalid_arguments());
     }
 

@@ -103,8 +103,15 @@ async fn stop_through_drive_execution_kills_the_child_quickly() {
     let elapsed = started.elapsed();
 
     assert_eq!(outcome, ExecutionOutcome::Cancelled);
-    assert!(elapsed < Duration::from_millis(500), "stop took {elapsed:?}");
-    assert_eq!(stops.load(Ordering::SeqCst), 1, "stop() called exactly once");
+    assert!(
+        elapsed < Duration::from_millis(500),
+        "stop took {elapsed:?}"
+    );
+    assert_eq!(
+        stops.load(Ordering::SeqCst),
+        1,
+        "stop() called exactly once"
+    );
     assert_eq!(
         *states.lock().unwrap(),
         vec![

@@ -1,0 +1,167 @@
+//! [`CallContext`]: one tool call as the rules see it — the tool's name, who
+//! calls it, and its `path` argument resolved twice: canonically (symlinks and
+//! `..` resolved on disk by `canonicalize_for_policy`) and lexically (as
+//! written). Building one is the only I/O the gate does; evaluating it is pure.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use skald_core_api::ToolCategory;
+use skald_tools::fs::{canonicalize_for_policy, path_arg};
+use skald_tools::tool_names as tn;
+
+use crate::paths::lexical;
+use crate::run_context::RunContext;
+
+/// Tools whose `path` defaults to `"."` (the working directory) when omitted.
+const PATH_DEFAULTS_TO_WORKDIR: [&str; 2] = [tn::LIST_FILES, tn::GREP_FILES];
+
+/// The `path` argument of a call, resolved against the working directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallPath {
+    raw: String,
+    lexical: PathBuf,
+    canonical: PathBuf,
+}
+
+impl CallPath {
+    /// The argument as the model wrote it.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Absolute, with `.`/`..` folded as written (symlinks not followed).
+    pub fn lexical(&self) -> &Path {
+        &self.lexical
+    }
+
+    /// Absolute and canonical (`canonicalize_for_policy`): where the call
+    /// really lands.
+    pub fn canonical(&self) -> &Path {
+        &self.canonical
+    }
+}
+
+/// One tool call, ready to be evaluated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallContext {
+    tool: String,
+    agent_id: Option<String>,
+    source: Option<String>,
+    category: Option<ToolCategory>,
+    lexical_workdir: PathBuf,
+    canonical_workdir: PathBuf,
+    path: Option<CallPath>,
+}
+
+impl CallContext {
+    /// Builds the context of a call to `tool` with `args`, in `workdir`.
+    ///
+    /// The path is the call's `path` argument (trimmed; an empty or
+    /// non-string value counts as no path), or `"."` for `list_files` and
+    /// `grep_files`, which default to the working directory. Any tool's
+    /// `path` is extracted, so MCP tools with a `path` argument can be given
+    /// path rules too. A relative `workdir` is made absolute against the
+    /// process's current directory.
+    ///
+    /// The working directory given here is the one every relative path
+    /// pattern and every RunContext fast path is resolved against; the gate
+    /// builds it from the session's RunContext ([`CallContext::for_run`]).
+    pub fn new(tool: impl Into<String>, args: &Value, workdir: &Path) -> Self {
+        let tool = tool.into();
+        let workdir_abs = if workdir.is_absolute() {
+            workdir.to_path_buf()
+        } else {
+            std::path::absolute(workdir).unwrap_or_else(|_| workdir.to_path_buf())
+        };
+        let lexical_workdir = lexical(&workdir_abs);
+        let canonical_workdir = canonicalize_for_policy(&workdir_abs, &workdir_abs);
+        let raw = path_arg(args).or_else(|| {
+            PATH_DEFAULTS_TO_WORKDIR
+                .contains(&tool.as_str())
+                .then(|| ".".to_string())
+        });
+        let path = raw.map(|raw| {
+            let p = Path::new(&raw);
+            CallPath {
+                lexical: lexical(&lexical_workdir.join(p)),
+                canonical: canonicalize_for_policy(p, &workdir_abs),
+                raw,
+            }
+        });
+        Self {
+            tool,
+            agent_id: None,
+            source: None,
+            category: None,
+            lexical_workdir,
+            canonical_workdir,
+            path,
+        }
+    }
+
+    /// [`CallContext::new`] in the RunContext's working directory (the
+    /// process's current directory when the session has none).
+    pub fn for_run(tool: impl Into<String>, args: &Value, ctx: &RunContext) -> Self {
+        let workdir = ctx
+            .working_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Self::new(tool, args, &workdir)
+    }
+
+    /// The calling agent, for rules with an `agent_id`.
+    pub fn with_agent(mut self, agent_id: impl Into<String>) -> Self {
+        self.agent_id = Some(agent_id.into());
+        self
+    }
+
+    /// The tool's source (e.g. `builtin`, `synthetic`, `mcp`), for rules
+    /// with a `source`.
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// The tool's category, for category bypasses.
+    pub fn with_category(mut self, category: ToolCategory) -> Self {
+        self.category = Some(category);
+        self
+    }
+
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The calling agent, if known.
+    pub fn agent_id(&self) -> Option<&str> {
+        self.agent_id.as_deref()
+    }
+
+    /// The tool's source, if known.
+    pub fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+
+    /// The tool's category, if known.
+    pub fn category(&self) -> Option<ToolCategory> {
+        self.category
+    }
+
+    /// The call's path, if it has one.
+    pub fn path(&self) -> Option<&CallPath> {
+        self.path.as_ref()
+    }
+
+    /// The working directory, absolute, as given.
+    pub fn lexical_workdir(&self) -> &Path {
+        &self.lexical_workdir
+    }
+
+    /// The working directory, canonical.
+    pub fn canonical_workdir(&self) -> &Path {
+        &self.canonical_workdir
+    }
+}

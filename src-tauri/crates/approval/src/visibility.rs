@@ -1,0 +1,54 @@
+//! Tool visibility: a tool whose first rule match by name is `deny` is not
+//! offered to the model at all — root agent, sub-agents and the lazy config
+//! group alike. Rules with a path pattern (or a source) do not count here: a
+//! path-specific deny is enforced at execution, and the tool stays offered.
+//! MCP tools (`mcp__…`) are always offered; the gate governs them when called.
+
+use serde_json::Value;
+use skald_tools::tool_names::MCP_PREFIX;
+
+use crate::rule::{Action, RulesSnapshot};
+use crate::run_context::RunContext;
+
+/// The name of an OpenAI-style tool definition (`function.name`, or a flat
+/// `name`).
+pub fn tool_def_name(def: &Value) -> Option<&str> {
+    def.pointer("/function/name")
+        .or_else(|| def.get("name"))
+        .and_then(Value::as_str)
+}
+
+/// Whether `tool` is hidden from the model for a session in `group` (and,
+/// for agent-specific rules, for `agent_id`).
+pub fn is_hidden(tool: &str, rules: &RulesSnapshot, group: &str, agent_id: Option<&str>) -> bool {
+    if tool.starts_with(MCP_PREFIX) {
+        return false;
+    }
+    rules
+        .ordered(group)
+        .find(|r| r.matches_name(tool, agent_id))
+        .is_some_and(|r| r.action == Action::Deny)
+}
+
+/// `defs` without the tools the session's group denies by name. Order is
+/// kept; a definition without a name is kept (it cannot be called by name).
+/// Agent-specific rules are not applied (see [`visible_tool_defs_for_agent`]).
+pub fn visible_tool_defs(defs: Vec<Value>, rules: &RulesSnapshot, ctx: &RunContext) -> Vec<Value> {
+    visible_tool_defs_for_agent(defs, rules, ctx, None)
+}
+
+/// [`visible_tool_defs`] for one agent, so rules restricted to that agent
+/// apply too.
+pub fn visible_tool_defs_for_agent(
+    defs: Vec<Value>,
+    rules: &RulesSnapshot,
+    ctx: &RunContext,
+    agent_id: Option<&str>,
+) -> Vec<Value> {
+    defs.into_iter()
+        .filter(|def| {
+            tool_def_name(def)
+                .is_none_or(|name| !is_hidden(name, rules, &ctx.permission_group, agent_id))
+        })
+        .collect()
+}
