@@ -36,7 +36,8 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .setup(|app| {
-            let state = match tauri::async_runtime::block_on(AppState::load()) {
+            let resources = app.path().resource_dir().ok();
+            let state = match tauri::async_runtime::block_on(AppState::load(resources)) {
                 Ok(state) => state,
                 Err(e) => {
                     // A database from a newer Skald, an unwritable data dir:
@@ -51,6 +52,7 @@ pub fn run() {
                 }
             };
             state.watch_restart(app.handle().clone());
+            state.resume_in_background();
             app.manage(state);
             tray::build(app)?;
             Ok(())
@@ -67,6 +69,15 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::tools::list_tools,
             commands::app::app_info,
+            commands::chat::list_sessions,
+            commands::chat::create_session,
+            commands::chat::session_history,
+            commands::chat::send_message,
+            commands::chat::stop_turn,
+            commands::settings::list_providers,
+            commands::settings::add_provider,
+            commands::settings::set_default_model,
+            commands::viewer::view_file,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

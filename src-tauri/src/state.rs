@@ -1,30 +1,59 @@
-//! What the commands share: the catalogue and the store.
+//! What the commands share: the catalogue, the store and the session driver.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use skald_session::{ChatSessionHandler, DefaultProviderResolver, NullSink};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 
 pub struct AppState {
     pub catalog: ToolCatalog,
     pub store: Store,
+    pub sessions: ChatSessionHandler,
     pub data_dir: PathBuf,
+    /// Where new sessions run unless the person picks a folder.
+    pub default_workdir: PathBuf,
     deps: BuiltinDeps,
 }
 
 impl AppState {
-    pub async fn load() -> anyhow::Result<Self> {
+    pub async fn load(resource_dir: Option<PathBuf>) -> anyhow::Result<Self> {
         let data_dir = skald_store::default_data_dir()?;
         let store = Store::open(&data_dir).await?;
         let deps = BuiltinDeps::default();
-        let catalog = ToolCatalog::new(Arc::new(builtin_registry(&deps)));
+        let registry = Arc::new(builtin_registry(&deps));
+        let catalog = ToolCatalog::new(registry.clone());
+        let providers = Arc::new(DefaultProviderResolver::new(store.clone()));
+        let sessions = ChatSessionHandler::new(
+            store.clone(),
+            registry,
+            providers,
+            agents_dir(resource_dir.as_deref()),
+        );
         Ok(Self {
             catalog,
             store,
+            sessions,
             data_dir,
+            default_workdir: default_workdir(),
             deps,
         })
+    }
+
+    /// Crash recovery at start: repairs history, re-runs what may be re-run,
+    /// reports the rest as interrupted, answers turns a crash cut short.
+    pub fn resume_in_background(&self) {
+        let sessions = self.sessions.clone();
+        tauri::async_runtime::spawn(async move {
+            match sessions.resume_all(None, NullSink).await {
+                Ok(resumed) if !resumed.is_empty() => {
+                    tracing::info!(count = resumed.len(), "resumed interrupted sessions")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "resuming interrupted sessions failed"),
+            }
+        });
     }
 
     /// Restarts the app once the `restart` tool has asked for it — after its
@@ -42,6 +71,29 @@ impl AppState {
             }
             app.restart();
         });
+    }
+}
+
+/// `SKALD_AGENTS_DIR`, else the bundled resources, else the source tree (dev).
+fn agents_dir(resource_dir: Option<&Path>) -> PathBuf {
+    if let Some(dir) = std::env::var_os("SKALD_AGENTS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(bundled) = resource_dir.map(|r| r.join("agents"))
+        && bundled.is_dir()
+    {
+        return bundled;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("agents")
+}
+
+/// The launch directory, unless that is `/` (a desktop launcher), then home.
+fn default_workdir() -> PathBuf {
+    match std::env::current_dir() {
+        Ok(dir) if dir != Path::new("/") => dir,
+        _ => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/")),
     }
 }
 

@@ -29,6 +29,7 @@ test("the Tools page lists exactly the catalogue of `skald tools --json`", async
   const all = JSON.parse(execFileSync(cli, ["tools", "--json"], { encoding: "utf8" }));
   const expected = [...all.builtIn, ...all.mcp].map((t) => t.name).sort();
 
+  await session.execute("location.hash = '#/tools'");
   await session.waitFor("return document.querySelectorAll('tr[data-tool]').length > 0", {
     what: "the tools table",
   });
@@ -38,7 +39,7 @@ test("the Tools page lists exactly the catalogue of `skald tools --json`", async
   assert.deepEqual([...shown].sort(), expected);
 
   const category = await session.execute(
-    "return document.querySelector('tr[data-tool=\"get_ast_outline\"] .tool-category')?.textContent",
+    "return document.querySelector('tr[data-tool=\"read_file\"] .tool-category')?.textContent",
   );
   assert.equal(category, "Filesystem");
 

@@ -70,9 +70,11 @@ async function call(base, method, path, body) {
 }
 
 /** Starts tauri-driver and resolves once it accepts connections. */
-export async function startDriver(port = 4444) {
+export async function startDriver(port = 4444, { cwd, env } = {}) {
   const proc = spawn("tauri-driver", ["--port", String(port), "--native-port", String(port + 1)], {
     stdio: ["ignore", "inherit", "inherit"],
+    cwd,
+    env: { ...process.env, ...env },
   });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;

@@ -49,3 +49,15 @@ export type ChatMessage = { id: number, role: ChatRole, content: string, toolCal
 export type TurnOutcome = { "kind": "completed" } | { "kind": "cancelled" } | { "kind": "roundLimit", rounds: number, } | { "kind": "failed", message: string, };
 
 export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
+
+export type ProviderKindView = "openai" | "anthropic" | "ollama";
+
+export type ModelView = { id: number, name: string, isDefault: boolean, };
+
+export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
+
+export type NewProviderInput = { kind: ProviderKindView, name: string, baseUrl: string | null, apiKey: string | null, 
+/**
+ * The model to add and make the default.
+ */
+model: string, };

@@ -1,30 +1,50 @@
-// Boots the UI: a hash router over the pages, each fed by a typed command.
+// Boots the UI: a hash router over the pages, each fed by typed commands.
 import { appInfo, errorMessage, listTools } from "./api";
 import { el } from "./dom";
+import { mountChat } from "./pages/chat";
+import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
+import { mountViewer } from "./pages/viewer";
 
 const page = document.getElementById("page") as HTMLElement;
 
 async function showTools(): Promise<void> {
   page.replaceChildren(el("p", { class: "muted" }, "Loading tools…"));
-  try {
-    renderToolsPage(page, await listTools());
-  } catch (e) {
-    page.replaceChildren(el("p", { class: "error", role: "alert" }, `Could not load tools: ${errorMessage(e)}`));
-  }
+  renderToolsPage(page, await listTools());
 }
 
-function route(): void {
-  const name = location.hash.replace(/^#\//, "") || "tools";
+export function parseRoute(hash: string): { name: string; arg: string | null } {
+  const h = hash.replace(/^#\/?/, "");
+  if (h.startsWith("view?")) {
+    return { name: "view", arg: new URLSearchParams(h.slice(5)).get("path") };
+  }
+  const [name, ...rest] = h.split("/");
+  return { name: name || "chat", arg: rest.length ? decodeURIComponent(rest.join("/")) : null };
+}
+
+async function route(): Promise<void> {
+  const { name, arg } = parseRoute(location.hash);
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>(".nav-link"))) {
     a.classList.toggle("active", a.dataset.route === name);
   }
-  // Only one page exists so far; unknown routes land on Tools.
-  void showTools();
+  try {
+    switch (name) {
+      case "tools":
+        return await showTools();
+      case "settings":
+        return await mountSettings(page);
+      case "view":
+        return await mountViewer(page, arg ?? "");
+      default:
+        return await mountChat(page, arg);
+    }
+  } catch (e) {
+    page.replaceChildren(el("p", { class: "error", role: "alert" }, `Something went wrong: ${errorMessage(e)}`));
+  }
 }
 
-window.addEventListener("hashchange", route);
-route();
+window.addEventListener("hashchange", () => void route());
+void route();
 
 appInfo()
   .then((info) => {

@@ -1,4 +1,7 @@
 //! Tauri commands: parse, call a library, map errors to `IpcError`.
 
 pub mod app;
+pub mod chat;
+pub mod settings;
 pub mod tools;
+pub mod viewer;

@@ -1,10 +1,13 @@
 //! `skald`: the headless face of Skald. Same registry, same store, same
-//! rules as the desktop app; for scripting, tests and terminals.
+//! session driver as the desktop app; for scripting, tests and terminals.
 //!
-//! Exit codes: 0 success, 1 the tool failed, 2 bad input (unknown tool,
-//! malformed JSON, schema violation), 75 a restart was requested.
+//! Exit codes: 0 success, 1 the tool (or turn) failed, 2 bad input (unknown
+//! tool or session, malformed JSON, schema violation, no provider), 3 the
+//! round limit was reached, 75 a restart was requested, 130 stopped.
 
 mod catalog_md;
+mod chat;
+mod print;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,7 +22,11 @@ use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 pub const EXIT_RESTART: u8 = 75;
 
 #[derive(Parser)]
-#[command(name = "skald", version, about = "Skald, headless: tools and the store from a terminal")]
+#[command(
+    name = "skald",
+    version,
+    about = "Skald, headless: chat, tools and the store from a terminal"
+)]
 struct Cli {
     /// Where Skald keeps its database (overrides SKALD_DATA_DIR).
     #[arg(long, global = true, value_name = "DIR")]
@@ -46,6 +53,35 @@ enum Command {
     },
     /// Open (creating or migrating) the database and print where it is.
     Status,
+    /// Run one turn: send PROMPT, stream the answer to stdout and tool
+    /// events to stderr. Ctrl-C stops the turn.
+    Chat {
+        /// What to say.
+        prompt: String,
+        /// Continue this session (default: start a new one).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// The model to ask (default: the default model in the DB).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// Where tools run (default: the current directory for a new session,
+        /// the session's own for `--session`).
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<PathBuf>,
+    },
+    /// List chat sessions, most recent first.
+    Sessions {
+        /// Machine-readable (the `SessionSummary` IPC type).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Finish what a crash interrupted: settle unfinished tool calls (re-run
+    /// the re-runnable ones) and answer turns that were cut short.
+    Resume {
+        /// The model to answer with (default: the default model in the DB).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -114,13 +150,46 @@ async fn run(cli: Cli) -> ExitCode {
         } => {
             let code = run_tool(&registry, &name, &args, workdir).await;
             if code == ExitCode::SUCCESS && deps.restart.is_requested() {
-                eprintln!("skald: restart requested; exiting with {EXIT_RESTART} so a supervisor can restart");
+                eprintln!(
+                    "skald: restart requested; exiting with {EXIT_RESTART} so a supervisor can restart"
+                );
                 return ExitCode::from(EXIT_RESTART);
             }
             code
         }
         Command::Status => status(cli.data_dir).await,
+        Command::Chat {
+            prompt,
+            session,
+            model,
+            workdir,
+        } => match data_dir(cli.data_dir) {
+            Ok(dir) => {
+                let args = chat::ChatArgs {
+                    prompt,
+                    session,
+                    model,
+                    workdir,
+                };
+                chat::chat(&dir, args).await
+            }
+            Err(code) => code,
+        },
+        Command::Sessions { json } => match data_dir(cli.data_dir) {
+            Ok(dir) => chat::sessions(&dir, json).await,
+            Err(code) => code,
+        },
+        Command::Resume { model } => match data_dir(cli.data_dir) {
+            Ok(dir) => chat::resume(&dir, model).await,
+            Err(code) => code,
+        },
     }
+}
+
+/// `--data-dir`, else `SKALD_DATA_DIR`, else the platform data directory.
+fn data_dir(flag: Option<PathBuf>) -> Result<PathBuf, ExitCode> {
+    flag.map_or_else(skald_store::default_data_dir, Ok)
+        .map_err(|e| fail(1, &e.to_string()))
 }
 
 async fn run_tool(
@@ -137,7 +206,12 @@ async fn run_tool(
     }
     let args: Value = match serde_json::from_str(args) {
         Ok(v @ Value::Object(_)) => v,
-        Ok(_) => return fail(2, "arguments must be a JSON object, e.g. '{\"path\": \"a.txt\"}'"),
+        Ok(_) => {
+            return fail(
+                2,
+                "arguments must be a JSON object, e.g. '{\"path\": \"a.txt\"}'",
+            );
+        }
         Err(e) => return fail(2, &format!("malformed JSON arguments: {e}")),
     };
     let workdir = match workdir.map_or_else(std::env::current_dir, Ok) {
@@ -153,7 +227,10 @@ async fn run_tool(
         }
     };
     if !workdir.is_dir() {
-        return fail(2, &format!("working directory {} is not a directory", workdir.display()));
+        return fail(
+            2,
+            &format!("working directory {} is not a directory", workdir.display()),
+        );
     }
     let args = registry.effective_args(name, args, &workdir);
     let Some(exec) = registry.run(name, args) else {
@@ -179,9 +256,9 @@ async fn run_tool(
 }
 
 async fn status(data_dir: Option<PathBuf>) -> ExitCode {
-    let dir = match data_dir.map_or_else(skald_store::default_data_dir, Ok) {
+    let dir = match self::data_dir(data_dir) {
         Ok(d) => d,
-        Err(e) => return fail(1, &e.to_string()),
+        Err(code) => return code,
     };
     match skald_store::Store::open(&dir).await {
         Ok(store) => {
@@ -198,7 +275,7 @@ async fn status(data_dir: Option<PathBuf>) -> ExitCode {
     }
 }
 
-fn print_out(s: &str) {
+pub(crate) fn print_out(s: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(s.as_bytes());
     if !s.ends_with('\n') {
@@ -207,7 +284,7 @@ fn print_out(s: &str) {
 }
 
 /// One line on stderr, then the exit code.
-fn fail(code: u8, reason: &str) -> ExitCode {
+pub(crate) fn fail(code: u8, reason: &str) -> ExitCode {
     let line = reason.lines().next().unwrap_or(reason);
     eprintln!("skald: {line}");
     ExitCode::from(code)

@@ -18,7 +18,7 @@ pub enum Language {
     Go,
     /// `.java`
     Java,
-    /// `.c`, `.h` (a `.h` that only parses as C++ is read as C++)
+    /// `.c`, `.h` (a `.h` with C++-only syntax is read as C++)
     C,
     /// `.cpp`, `.cc`, `.cxx`, `.hpp`, `.hh`, `.hxx`
     Cpp,

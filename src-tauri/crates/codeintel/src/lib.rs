@@ -3,11 +3,20 @@
 //! keys, ...) with their line ranges and without their bodies.
 //!
 //! Three engines, chosen by file extension ([`language_for`]):
-//! - tree-sitter grammars for most languages and data formats ([`ts`] walks
-//!   the tree, one classifier per language family under [`lang`]);
-//! - `syn` for Rust ([`rust_syn`]), falling back to tree-sitter-rust when the
+//! - tree-sitter grammars for most languages and data formats (`ts` walks
+//!   the tree, one classifier per language family under `lang`);
+//! - `syn` for Rust (`rust_syn`), falling back to tree-sitter-rust when the
 //!   file does not parse (a file mid-edit);
-//! - a text heuristic for anything else ([`text`]).
+//! - a text heuristic for anything else (`text`).
+//!
+//! Speed: parsing is nearly all the cost, and function bodies are most of
+//! the text, so both engines step over bodies. tree-sitter is told to parse
+//! around them (`skim`: C family, JavaScript/TypeScript, Java, Go, Kotlin,
+//! Swift, Python, deep JSON), and Rust items are read with `syn` without
+//! parsing bodies (`rust_syn`). Each has a whole-file path it falls back to
+//! and is checked against (`outline-bench --check-skim`/`--check-rust`). One
+//! tree-sitter parser per language is cached per thread. See
+//! `docs/benchmarks-outline.md` for figures against ctags.
 //!
 //! This crate is a leaf: it is the only one that compiles grammars, and it
 //! never touches the filesystem policy, the database or the UI. It does not

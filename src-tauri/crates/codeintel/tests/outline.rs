@@ -411,7 +411,7 @@ fn skimmed_outlines_match_full_parses() {
 #[test]
 fn rust_skim_matches_full_syn() {
     use skald_codeintel::internals::{rust_full, rust_skim};
-    let mut sources = vec![fixture_path("sample.rs")];
+    let mut sources = vec![fixture_path("sample.rs"), fixture_path("skim/tricky.rs")];
     let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -449,3 +449,4 @@ skim_snapshot!(skim_tricky_cpp, "tricky.cpp");
 skim_snapshot!(skim_tricky_ts, "tricky.ts");
 skim_snapshot!(skim_tricky_kt, "tricky.kt");
 skim_snapshot!(skim_tricky_json, "tricky.json");
+skim_snapshot!(skim_tricky_rs, "tricky.rs");

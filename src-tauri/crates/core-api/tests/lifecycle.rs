@@ -1,5 +1,6 @@
 //! Lifecycle of tool executions: completion, failure, stop through
 //! `drive_execution`, drop semantics, and a real child process dying on stop.
+#![allow(clippy::unwrap_used)] // test tools outside #[test] fns
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,8 +5,9 @@
 use ts_rs::{Config, TS};
 
 use crate::{
-    AllTools, AppInfo, ChatMessage, ChatRole, ErrorCode, IpcError, SessionEvent, SessionSummary,
-    ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    AllTools, AppInfo, ChatMessage, ChatRole, ErrorCode, IpcError, ModelView, NewProviderInput,
+    ProviderKindView, ProviderView, SessionEvent, SessionSummary, ToolCallStatus, ToolCallView,
+    ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -36,6 +37,10 @@ pub fn typescript() -> String {
         decl::<ChatMessage>(&cfg),
         decl::<TurnOutcome>(&cfg),
         decl::<SessionEvent>(&cfg),
+        decl::<ProviderKindView>(&cfg),
+        decl::<ModelView>(&cfg),
+        decl::<ProviderView>(&cfg),
+        decl::<NewProviderInput>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

@@ -9,9 +9,11 @@ mod app;
 pub mod bindings;
 mod error;
 mod session;
+mod settings;
 mod tools;
 
 pub use app::AppInfo;
 pub use error::{ErrorCode, IpcError};
 pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
+pub use settings::{ModelView, NewProviderInput, ProviderKindView, ProviderView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

@@ -1,8 +1,35 @@
-//! The session side of Skald: what connects tools to the store and, as it
-//! grows, the `ChatSessionHandler` turn loop. It may depend on every library
-//! crate; nothing but the app and the CLI depend on it. It must never depend on
-//! Tauri.
+//! The session driver: [`ChatSessionHandler`] runs a person's message through
+//! LLM rounds and tool calls, persisting every step to the store, streaming
+//! [`SessionEvent`](skald_protocol::SessionEvent)s to an [`EventSink`],
+//! stoppable at every step and resumable after a crash
+//! ([`ChatSessionHandler::resume_pending_tools`], [`ChatSessionHandler::resume_all`]).
+//!
+//! It may depend on every library crate; nothing but the app and the CLI
+//! depend on it. It must never depend on Tauri, and never lets a
+//! `ToolExecution` near the DB: the driver mirrors state itself.
 
+mod agent;
+mod assemble;
+mod calls;
+mod error;
+mod events;
+mod gate;
+mod handler;
+mod ids;
 mod known_tools;
+pub mod notes;
+mod provider;
+mod resume;
+mod sessions;
+#[cfg(feature = "test-support")]
+pub mod testing;
+mod turn;
 
+pub use agent::{AGENT_FILE, DEFAULT_AGENT, load_system_prompt};
+pub use error::SessionError;
+pub use events::{EventSink, FnSink, NullSink, RecordingSink};
+pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
+pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use known_tools::StoreKnownTools;
+pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
+pub use resume::ResumeReport;

@@ -356,7 +356,11 @@ fn check_skim(files: &[PathBuf]) {
             if clean {
                 differ_clean += 1;
             }
-            let note = if clean { "" } else { " (the full parse has syntax errors)" };
+            let note = if clean {
+                ""
+            } else {
+                " (the full parse has syntax errors)"
+            };
             println!("DIFFERENT: {}{note}", path.display());
             let pairs = skimmed.lines().zip(full.lines()).filter(|(a, b)| a != b);
             for (a, b) in pairs.take(3) {

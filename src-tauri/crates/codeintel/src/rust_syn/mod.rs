@@ -14,6 +14,7 @@
 //! the process may hold proc-macro2 spans across a call into this module on
 //! the same thread.
 
+mod blank;
 mod full;
 mod skim;
 
@@ -34,11 +35,8 @@ pub(crate) fn outline(source: &str) -> Option<Outline> {
         return None;
     }
     let _clear = ClearSpansOnDrop;
-    let result = std::panic::catch_unwind(|| {
-        skim::outline(source)
-            .or_else(|_| full::outline(source))
-            .ok()
-    });
+    let result =
+        std::panic::catch_unwind(|| skim_blanked(source).or_else(|_| full::outline(source)).ok());
     let items = result.ok().flatten()?;
     Some(Outline {
         language: Language::Rust.name(),
@@ -53,12 +51,25 @@ pub fn outline_full(source: &str) -> Option<Vec<OutlineItem>> {
     full::outline(source).ok()
 }
 
-/// The skimming parser's outline, `None` where it would defer to
-/// [`outline_full`].
+/// The skimming parser's outline (bodies blanked), `None` where it would
+/// defer to [`outline_full`].
 #[doc(hidden)]
 pub fn outline_skim(source: &str) -> Option<Vec<OutlineItem>> {
     let _clear = ClearSpansOnDrop;
-    skim::outline(source).ok()
+    skim_blanked(source).ok()
+}
+
+/// [`skim`] on the source with bodies blanked ([`blank`]), or as it is when
+/// there is nothing to blank. Names are sliced from the original.
+fn skim_blanked(source: &str) -> syn::Result<Vec<OutlineItem>> {
+    let b = blank::blank_bodies(source);
+    if std::env::var_os("BLANK_DEBUG").is_some() {
+        eprintln!("BLANK {} {}", source.len(), b.as_ref().map_or(0, |s| s.bytes().filter(|&c| c == b' ').count()) as i64 - source.bytes().filter(|&c| c == b' ').count() as i64);
+    }
+    match b {
+        Some(blanked) => skim::outline(&blanked, source),
+        None => skim::outline(source, source),
+    }
 }
 
 /// Clears proc-macro2's thread-local source map, including after a panic.

@@ -23,9 +23,10 @@ enum Scope {
     Foreign,
 }
 
-/// The items of a file.
-pub(super) fn outline(source: &str) -> syn::Result<Vec<OutlineItem>> {
-    let parser = |input: ParseStream<'_>| items(input, source, Scope::Module);
+/// The items of a file: `source` is parsed (it may have its bodies
+/// blanked), names are sliced from `original` (same byte offsets).
+pub(super) fn outline(source: &str, original: &str) -> syn::Result<Vec<OutlineItem>> {
+    let parser = |input: ParseStream<'_>| items(input, original, Scope::Module);
     parser.parse_str(source)
 }
 

@@ -29,7 +29,10 @@ async fn offered_tools_are_recorded_once_in_known_tools() {
     discovery.observe(&more, "plugin").unwrap().await.unwrap();
     let after = store.known_tools().list().await.unwrap();
     assert_eq!(after.len(), defs.len() + 1);
-    let voice = after.iter().find(|t| t.name == "send_voice_message").unwrap();
+    let voice = after
+        .iter()
+        .find(|t| t.name == "send_voice_message")
+        .unwrap();
     assert_eq!(voice.source, "plugin");
     assert_eq!(voice.description.as_deref(), Some("Sends a voice message"));
     for old in &first {
@@ -40,5 +43,8 @@ async fn offered_tools_are_recorded_once_in_known_tools() {
     // A fresh process (empty seen-set) upserts without duplicating rows.
     let again = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
     again.observe(&more, "plugin").unwrap().await.unwrap();
-    assert_eq!(store.known_tools().list().await.unwrap().len(), defs.len() + 1);
+    assert_eq!(
+        store.known_tools().list().await.unwrap().len(),
+        defs.len() + 1
+    );
 }

@@ -1,24 +1,8 @@
-//! The `skald` binary end to end: exit codes, catalogue output, data dir.
-
-use std::process::{Command, Output};
+//! Tools, catalogue and status: exit codes, catalogue output, data dir.
 
 use serde_json::Value;
 
-fn skald(args: &[&str], data_dir: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skald"))
-        .args(args)
-        .env("SKALD_DATA_DIR", data_dir)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use crate::{skald, stderr, stdout};
 
 #[test]
 fn tools_json_lists_the_catalogue() {
@@ -33,7 +17,10 @@ fn tools_json_lists_the_catalogue() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     for expected in ["write_todos", "show_file_to_user", "execute_task"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     assert_eq!(all["mcp"], Value::Array(vec![]));
 }
@@ -64,7 +51,11 @@ fn malformed_json_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = skald(&["tool", "run", "read_file", "{not json"], dir.path());
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("malformed JSON arguments"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed JSON arguments"),
+        "{}",
+        stderr(&out)
+    );
     let out = skald(&["tool", "run", "read_file", "[1,2]"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("must be a JSON object"));
@@ -75,10 +66,18 @@ fn schema_violation_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = skald(&["tool", "run", "read_file", r#"{"path": 42}"#], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("invalid arguments for read_file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("invalid arguments for read_file"),
+        "{}",
+        stderr(&out)
+    );
     let out = skald(&["tool", "run", "read_file", "{}"], dir.path());
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("missing field `path`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("missing field `path`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -87,7 +86,14 @@ fn success_is_exit_0_and_relative_paths_use_workdir() {
     std::fs::write(dir.path().join("hello.txt"), "first\nsecond\n").unwrap();
     let workdir = dir.path().to_str().unwrap();
     let out = skald(
-        &["tool", "run", "read_file", r#"{"path": "hello.txt"}"#, "--workdir", workdir],
+        &[
+            "tool",
+            "run",
+            "read_file",
+            r#"{"path": "hello.txt"}"#,
+            "--workdir",
+            workdir,
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -99,7 +105,14 @@ fn tool_failure_is_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let workdir = dir.path().to_str().unwrap();
     let out = skald(
-        &["tool", "run", "read_file", r#"{"path": "missing.txt"}"#, "--workdir", workdir],
+        &[
+            "tool",
+            "run",
+            "read_file",
+            r#"{"path": "missing.txt"}"#,
+            "--workdir",
+            workdir,
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -110,7 +123,10 @@ fn tool_failure_is_exit_1() {
 fn status_creates_the_database_in_the_data_dir() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("nested/data");
-    let out = skald(&["status", "--data-dir", data.to_str().unwrap()], dir.path());
+    let out = skald(
+        &["status", "--data-dir", data.to_str().unwrap()],
+        dir.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(data.join("skald.db").exists());
     assert!(stdout(&out).contains("schema version:"));

@@ -1,0 +1,261 @@
+//! `skald chat`, `skald resume` and `skald sessions`: the session driver from
+//! a terminal, on the same DB as the desktop app. This module only wires
+//! the library up and prints; every decision lives in `skald-session`.
+//!
+//! Exit codes of `chat`: 0 answered, 1 the turn failed (provider, store),
+//! 2 it could not start (unknown session, no provider, broken agent, bad
+//! working directory), 3 the round limit was reached, 130 stopped (Ctrl-C),
+//! 75 a restart was requested.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use skald_protocol::TurnOutcome;
+use skald_session::{
+    ChatSessionHandler, DefaultProviderResolver, SessionError, SessionParams, TurnOptions,
+};
+use skald_store::Store;
+use skald_tools::{BuiltinDeps, builtin_registry};
+
+use crate::print::PrintSink;
+use crate::{EXIT_RESTART, fail, print_out};
+
+/// Where agent definitions are looked for, first match wins:
+/// `$SKALD_AGENTS_DIR`, `agents/` next to the binary or in its
+/// `../share/skald/` / `../lib/skald/`, the source tree's `agents/` (dev
+/// builds), then `<data dir>/agents`.
+pub const AGENTS_DIR_ENV: &str = "SKALD_AGENTS_DIR";
+
+pub fn agents_dir(data_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os(AGENTS_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let mut candidates = Vec::new();
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        candidates.push(exe_dir.join("agents"));
+        candidates.push(exe_dir.join("../share/skald/agents"));
+        candidates.push(exe_dir.join("../lib/skald/agents"));
+    }
+    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../agents"));
+    candidates
+        .into_iter()
+        .find(|d| d.join(skald_session::DEFAULT_AGENT).is_dir())
+        .unwrap_or_else(|| data_dir.join("agents"))
+}
+
+pub struct Host {
+    pub handler: ChatSessionHandler,
+    pub deps: BuiltinDeps,
+    store: Store,
+}
+
+impl Host {
+    pub async fn open(data_dir: &Path) -> Result<Self, String> {
+        let store = Store::open(data_dir).await.map_err(|e| e.to_string())?;
+        let deps = BuiltinDeps::default();
+        let registry = Arc::new(builtin_registry(&deps));
+        let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
+        let handler =
+            ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir));
+        Ok(Self {
+            handler,
+            deps,
+            store,
+        })
+    }
+
+    pub async fn close(self) {
+        self.store.close().await;
+    }
+}
+
+fn start_error(e: &SessionError) -> ExitCode {
+    fail(2, &e.to_string())
+}
+
+/// Stops the session's turn on Ctrl-C, as the app's Stop button does.
+fn stop_on_ctrl_c(handler: &ChatSessionHandler, session_id: &str) -> tokio::task::JoinHandle<()> {
+    let (h, id) = (handler.clone(), session_id.to_string());
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if h.stop(&id) {
+                eprintln!("skald: stopping…");
+            }
+        }
+    })
+}
+
+pub struct ChatArgs {
+    pub prompt: String,
+    pub session: Option<String>,
+    pub model: Option<String>,
+    pub workdir: Option<PathBuf>,
+}
+
+pub async fn chat(data_dir: &Path, args: ChatArgs) -> ExitCode {
+    let host = match Host::open(data_dir).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e),
+    };
+    let code = chat_on(&host, args).await;
+    let restart = host.deps.restart.is_requested();
+    host.close().await;
+    if code == ExitCode::SUCCESS && restart {
+        eprintln!(
+            "skald: restart requested; exiting with {EXIT_RESTART} so a supervisor can restart"
+        );
+        return ExitCode::from(EXIT_RESTART);
+    }
+    code
+}
+
+async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
+    let h = &host.handler;
+    let session_id = match args.session {
+        Some(id) => {
+            if let Err(e) = h.open_session(&id).await {
+                return start_error(&e);
+            }
+            if let Some(dir) = &args.workdir
+                && let Err(e) = h.set_working_dir(&id, dir).await
+            {
+                return start_error(&e);
+            }
+            id
+        }
+        None => {
+            let dir = match args.workdir.map_or_else(std::env::current_dir, Ok) {
+                Ok(d) => d,
+                Err(e) => return fail(2, &format!("cannot determine the working directory: {e}")),
+            };
+            match h
+                .create_session(SessionParams {
+                    working_dir: Some(dir),
+                    ..SessionParams::default()
+                })
+                .await
+            {
+                Ok(s) => s.id,
+                Err(e) => return start_error(&e),
+            }
+        }
+    };
+    eprintln!("skald: session {session_id}");
+    let ctrl_c = stop_on_ctrl_c(h, &session_id);
+    let sink = PrintSink::new();
+    let result = h
+        .send_message_with(
+            &session_id,
+            &args.prompt,
+            TurnOptions { model: args.model },
+            &sink,
+        )
+        .await;
+    ctrl_c.abort();
+    sink.end_line();
+    match result {
+        Ok(outcome) => outcome_code(&outcome),
+        Err(e) => start_error(&e),
+    }
+}
+
+fn outcome_code(outcome: &TurnOutcome) -> ExitCode {
+    match outcome {
+        TurnOutcome::Completed => ExitCode::SUCCESS,
+        TurnOutcome::Cancelled => fail(130, "stopped"),
+        TurnOutcome::RoundLimit { rounds } => fail(
+            3,
+            &format!(
+                "stopped after {rounds} rounds (the round limit); send another message to continue"
+            ),
+        ),
+        TurnOutcome::Failed { message } => fail(1, message),
+    }
+}
+
+/// `skald resume`: finishes what a crash interrupted, in every session.
+pub async fn resume(data_dir: &Path, model: Option<String>) -> ExitCode {
+    let host = match Host::open(data_dir).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e),
+    };
+    let sink = PrintSink::new();
+    let result = host.handler.resume_all(model.as_deref(), &sink).await;
+    sink.end_line();
+    host.close().await;
+    match result {
+        Ok(done) if done.is_empty() => {
+            eprintln!("skald: nothing to resume");
+            ExitCode::SUCCESS
+        }
+        Ok(done) => {
+            for r in &done {
+                let how = match &r.outcome {
+                    None => "tool calls settled".to_string(),
+                    Some(TurnOutcome::Completed) => "answered".to_string(),
+                    Some(TurnOutcome::Cancelled) => "stopped".to_string(),
+                    Some(TurnOutcome::RoundLimit { rounds }) => format!("round limit ({rounds})"),
+                    Some(TurnOutcome::Failed { message }) => format!("failed: {message}"),
+                };
+                eprintln!(
+                    "skald: session {}: re-ran {}, interrupted {}, not started {}; {how}",
+                    r.session_id,
+                    r.report.rerun.len(),
+                    r.report.interrupted.len(),
+                    r.report.not_started.len()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// `skald sessions`: one line per session, most recent first.
+pub async fn sessions(data_dir: &Path, json: bool) -> ExitCode {
+    let host = match Host::open(data_dir).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e),
+    };
+    let list = host.handler.list_sessions().await;
+    host.close().await;
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    if json {
+        match serde_json::to_string_pretty(&list) {
+            Ok(s) => print_out(&s),
+            Err(e) => return fail(1, &format!("cannot serialise the sessions: {e}")),
+        }
+        return ExitCode::SUCCESS;
+    }
+    if list.is_empty() {
+        eprintln!("skald: no sessions yet (start one with `skald chat \"…\"`)");
+        return ExitCode::SUCCESS;
+    }
+    let lines: Vec<String> = list
+        .iter()
+        .map(|s| {
+            let when = chrono::DateTime::from_timestamp_millis(s.updated_at)
+                .map(|t| {
+                    t.with_timezone(&chrono::Local)
+                        .format("%Y-%m-%d %H:%M")
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let title = if s.title.is_empty() {
+                "(untitled)"
+            } else {
+                &s.title
+            };
+            format!("{}  {when}  {}  {title}", s.id, s.agent_id)
+        })
+        .collect();
+    print_out(&lines.join("\n"));
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,104 @@
+//! [`PrintSink`]: a turn's events on a terminal. The answer's text streams to
+//! stdout (so it can be piped); tool events go to stderr as one line each:
+//! `▶ label` when a call starts, `✓ label` when it succeeds, `✗ label: why`
+//! when it fails, is rejected or cancelled.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use skald_protocol::SessionEvent;
+use skald_session::EventSink;
+
+#[derive(Default)]
+pub struct PrintSink {
+    labels: Mutex<HashMap<String, String>>,
+    /// stdout is in the middle of a line.
+    mid_line: AtomicBool,
+}
+
+impl PrintSink {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ends stdout's current line, if any.
+    pub fn end_line(&self) {
+        if self.mid_line.swap(false, Ordering::SeqCst) {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+        }
+    }
+
+    fn label(&self, id: &str) -> String {
+        self.labels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    fn tool_line(&self, line: &str) {
+        self.end_line();
+        eprintln!("{line}");
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+impl EventSink for PrintSink {
+    fn emit(&self, event: SessionEvent) {
+        match event {
+            SessionEvent::TokenDelta { text, .. } => {
+                if text.is_empty() {
+                    return;
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+                self.mid_line.store(!text.ends_with('\n'), Ordering::SeqCst);
+            }
+            SessionEvent::ToolStart { call, .. } => {
+                self.tool_line(&format!("▶ {}", call.label_short));
+                self.labels
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(call.id, call.label_short);
+            }
+            SessionEvent::ToolDone { tool_call_id, .. } => {
+                self.tool_line(&format!("✓ {}", self.label(&tool_call_id)));
+            }
+            SessionEvent::ToolError {
+                tool_call_id,
+                error,
+                ..
+            } => {
+                let label = self.label(&tool_call_id);
+                self.tool_line(&format!("✗ {label}: {}", first_line(&error)));
+            }
+            SessionEvent::ToolCancelled { tool_call_id, .. } => {
+                self.tool_line(&format!("✗ {}: cancelled", self.label(&tool_call_id)));
+            }
+            SessionEvent::ToolRejected {
+                tool_call_id,
+                reason,
+                ..
+            } => {
+                let label = self.label(&tool_call_id);
+                self.tool_line(&format!("✗ {label}: rejected: {}", first_line(&reason)));
+            }
+            SessionEvent::AssistantMessage { .. } | SessionEvent::TurnEnded { .. } => {
+                self.end_line();
+            }
+            SessionEvent::TurnStarted { .. }
+            | SessionEvent::ReasoningDelta { .. }
+            | SessionEvent::OpenFile { .. }
+            | SessionEvent::Usage { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! `skald chat` and `skald sessions` against a mock OpenAI-compatible server:
+//! with OPENAI_BASE_URL + OPENAI_API_KEY and `--model`, nothing else is needed.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::{Value, json};
+use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+
+use crate::{command, skald, stderr, stdout};
+
+fn chat(data: &Path, mock: &MockOpenAi, args: &[&str]) -> Output {
+    command(data)
+        .arg("chat")
+        .args(args)
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("hello.txt"), "hi there\n").unwrap();
+    let mock = MockOpenAi::start([
+        sse_tool_call("call_r", "read_file", r#"{"path": "hello.txt"}"#),
+        sse_text("It says hi there."),
+    ])
+    .unwrap();
+    let out = chat(
+        &data,
+        &mock,
+        &[
+            "--model",
+            "test-model",
+            "--workdir",
+            work.to_str().unwrap(),
+            "What is in hello.txt?",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "It says hi there.\n");
+    let err = stderr(&out);
+    assert!(err.contains("▶ read_file"), "{err}");
+    assert!(err.contains("✓ read_file"), "{err}");
+
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0]["model"], "test-model");
+    assert_eq!(reqs[0]["messages"][0]["role"], "system");
+    assert!(
+        reqs[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Skald")
+    );
+    assert!(
+        reqs[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "read_file")
+    );
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert!(
+        last["content"].as_str().unwrap().contains("hi there"),
+        "{last}"
+    );
+
+    // The session is listed, titled by the first message.
+    let list = skald(&["sessions", "--json"], &data);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let sessions: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    let s = &sessions[0];
+    assert_eq!(s["title"], "What is in hello.txt?");
+    assert_eq!(s["workingDir"], json!(work.to_string_lossy()));
+    let id = s["id"].as_str().unwrap().to_string();
+    let plain = skald(&["sessions"], &data);
+    assert!(stdout(&plain).contains(&id) && stdout(&plain).contains("What is in hello.txt?"));
+
+    // Continue it: the model sees the whole conversation.
+    mock.push(sse_text("Still hi."));
+    let out = chat(
+        &data,
+        &mock,
+        &["--model", "test-model", "--session", &id, "And now?"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Still hi.\n");
+    let msgs = mock.requests()[2]["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "user"]
+    );
+}
+
+#[test]
+fn tool_errors_are_one_line_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("w");
+    std::fs::create_dir_all(&work).unwrap();
+    let mock = MockOpenAi::start([
+        sse_tool_call("call_m", "read_file", r#"{"path": "missing.txt"}"#),
+        sse_text("No such file."),
+    ])
+    .unwrap();
+    let out = chat(
+        &dir.path().join("data"),
+        &mock,
+        &[
+            "--model",
+            "m",
+            "--workdir",
+            work.to_str().unwrap(),
+            "read missing.txt",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("✗ read_file"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains(": "), "{line}");
+}
+
+#[test]
+fn chat_without_a_provider_or_with_an_unknown_session_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = command(dir.path())
+        .args(["chat", "--model", "m", "hello"])
+        .output()
+        .unwrap();
+    // (No Ollama is expected to listen on 127.0.0.1:11434 in CI.)
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no LLM provider"), "{}", stderr(&out));
+
+    let mock = MockOpenAi::start([]).unwrap();
+    let out = chat(
+        dir.path(),
+        &mock,
+        &["--model", "m", "--session", "nope", "hi"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("session nope not found"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn sessions_on_an_empty_db() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skald(&["sessions"], dir.path());
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("no sessions yet"));
+    let out = skald(&["sessions", "--json"], dir.path());
+    assert_eq!(stdout(&out).trim(), "[]");
+}
+
+#[test]
+fn ctrl_c_stops_the_turn_and_its_command() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("w");
+    std::fs::create_dir_all(&work).unwrap();
+    let mock = MockOpenAi::start([sse_tool_call(
+        "call_s",
+        "execute_cmd",
+        r#"{"command": "echo $$ > pgid.txt; sleep 30"}"#,
+    )])
+    .unwrap();
+    let child = command(&root.join("data"))
+        .args([
+            "chat",
+            "--model",
+            "m",
+            "--workdir",
+            work.to_str().unwrap(),
+            "sleep",
+        ])
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "k")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let pgid = loop {
+        if let Some(g) = std::fs::read_to_string(work.join("pgid.txt"))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            && !skald_tools::exec::live_group_members(g).is_empty()
+        {
+            break g;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let t0 = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("▶ execute_cmd") && err.contains("✗ execute_cmd"),
+        "{err}"
+    );
+    assert!(err.contains("cancelled"), "{err}");
+    assert!(skald_tools::exec::live_group_members(pgid).is_empty());
+    assert_eq!(mock.requests().len(), 1, "no LLM round after the stop");
+}

@@ -1,0 +1,170 @@
+//! The crash test on the real binary: `skald chat` is SIGKILLed while
+//! `execute_cmd` runs `sleep 30`; `skald resume` on the same DB must not run
+//! the command again (its restart hint is Reask): the call is recorded as
+//! interrupted, the model is told so, and the turn is answered — with no lost
+//! or duplicated rows.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use skald_session::notes;
+use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_store::Store;
+use skald_tools::exec::live_group_members;
+
+use crate::{command, stderr};
+
+fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
+    let mut c = command(data);
+    c.env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .stdin(Stdio::null());
+    c
+}
+
+/// Kills what the killed `skald` left running (its command's process group).
+fn kill_group(pgid: i32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status();
+}
+
+#[tokio::test]
+async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let command_line = "echo ran >> runs.txt; echo $$ > pgid.txt; sleep 30";
+    let mock = MockOpenAi::start([
+        sse_tool_call(
+            "call_cmd",
+            "execute_cmd",
+            &json!({"command": command_line}).to_string(),
+        ),
+        sse_text("The command was interrupted; shall I run it again?"),
+    ])
+    .unwrap();
+
+    let mut child = with_mock(&data, &mock)
+        .args([
+            "chat",
+            "--model",
+            "test-model",
+            "--workdir",
+            work.to_str().unwrap(),
+            "Run the slow thing",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pgid_file = work.join("pgid.txt");
+    let start = Instant::now();
+    let pgid = loop {
+        if let Some(g) = std::fs::read_to_string(&pgid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            && !live_group_members(g).is_empty()
+        {
+            break g;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    // A SIGKILLed host cannot stop its children; clean up the orphan.
+    kill_group(pgid);
+
+    let store = Store::open(&data).await.unwrap();
+    let sid = store.sessions().list().await.unwrap()[0].id.clone();
+    let row = store.tool_calls().get("call_cmd").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "running");
+    assert_eq!(
+        store.history().list_for_session(&sid).await.unwrap().len(),
+        2
+    );
+    store.close().await;
+
+    let out = with_mock(&data, &mock)
+        .args(["resume", "--model", "test-model"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted 1"), "{}", stderr(&out));
+
+    let store = Store::open(&data).await.unwrap();
+    let rows = store.tool_calls().list_for_session(&sid).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].id, "call_cmd");
+    assert_eq!(rows[0].status.as_str(), "cancelled");
+    assert_eq!(rows[0].result.as_deref(), Some(notes::INTERRUPTED));
+    let args: serde_json::Value = serde_json::from_str(&rows[0].arguments).unwrap();
+    assert_eq!(
+        args["workdir"],
+        json!(work.to_string_lossy()),
+        "effective arguments persisted"
+    );
+    let hist: Vec<(String, String, Option<String>)> = store
+        .history()
+        .list_for_session(&sid)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.role.as_str().to_string(), m.content, m.tool_call_id))
+        .collect();
+    assert_eq!(
+        hist,
+        vec![
+            ("user".into(), "Run the slow thing".into(), None),
+            ("assistant".into(), String::new(), None),
+            (
+                "tool".into(),
+                notes::INTERRUPTED.into(),
+                Some("call_cmd".into())
+            ),
+            (
+                "assistant".into(),
+                "The command was interrupted; shall I run it again?".into(),
+                None
+            ),
+        ]
+    );
+    // Ran exactly once: before the kill.
+    assert_eq!(
+        std::fs::read_to_string(work.join("runs.txt")).unwrap(),
+        "ran\n"
+    );
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 2);
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], notes::INTERRUPTED);
+
+    // A second restart finds nothing to do.
+    let out = with_mock(&data, &mock)
+        .args(["resume", "--model", "test-model"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("nothing to resume"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        store.history().list_for_session(&sid).await.unwrap().len(),
+        4
+    );
+    store.close().await;
+}

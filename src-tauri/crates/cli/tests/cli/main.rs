@@ -1,0 +1,43 @@
+//! The `skald` binary end to end: a real process, a real DB in a temp dir,
+//! and (for chat) a local mock OpenAI-compatible server.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod chat;
+mod crash;
+mod tools;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Provider variables a developer's shell may carry; tests set their own.
+const PROVIDER_VARS: [&str; 6] = [
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "OLLAMA_HOST",
+    "SKALD_AGENTS_DIR",
+];
+
+/// `skald` with `SKALD_DATA_DIR` set and no provider configured.
+pub fn command(data_dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_skald"));
+    c.env("SKALD_DATA_DIR", data_dir);
+    for v in PROVIDER_VARS {
+        c.env_remove(v);
+    }
+    c
+}
+
+pub fn skald(args: &[&str], data_dir: &Path) -> Output {
+    command(data_dir).args(args).output().unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

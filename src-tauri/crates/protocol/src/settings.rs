@@ -1,0 +1,46 @@
+//! Provider settings as the Settings page shows and edits them. API keys go
+//! in and never come back out: the UI only learns whether one is stored.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKindView {
+    Openai,
+    Anthropic,
+    Ollama,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelView {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub name: String,
+    pub is_default: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    pub id: String,
+    pub kind: ProviderKindView,
+    pub name: String,
+    pub base_url: Option<String>,
+    pub has_api_key: bool,
+    pub enabled: bool,
+    pub models: Vec<ModelView>,
+}
+
+/// What the "add provider" form sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NewProviderInput {
+    pub kind: ProviderKindView,
+    pub name: String,
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    /// The model to add and make the default.
+    pub model: String,
+}

@@ -1,0 +1,223 @@
+//! From stored rows to what the model and the UI see: the conversation of a
+//! request (always well formed: every tool call answered right after its
+//! assistant message) and the history with tool-call cards.
+//!
+//! Pure functions over rows; no I/O.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use skald_core_api::ToolDescriptionLength;
+use skald_llm::{Message, ToolCall};
+use skald_protocol::{ChatMessage, ChatRole, ToolCallView};
+use skald_store::{MessageRow, Role, ToolCallRow};
+use skald_tools::ToolRegistry;
+
+use crate::notes;
+
+/// The tool calls stored on an assistant row (`[{id, name, arguments}]`).
+pub(crate) fn tool_calls_of(row: &MessageRow) -> Vec<ToolCall> {
+    match (&row.role, &row.tool_calls) {
+        (Role::Assistant, Some(v)) => serde_json::from_value(v.clone()).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The JSON stored in `chat_history.tool_calls` for `calls`.
+pub(crate) fn tool_calls_json(calls: &[ToolCall]) -> Option<Value> {
+    if calls.is_empty() {
+        return None;
+    }
+    serde_json::to_value(calls).ok()
+}
+
+/// The conversation for a request. Tool results are placed right after the
+/// assistant message that asked for them, in call order; a call without a
+/// stored result gets [`notes::NO_RESULT`]; stray results are dropped. So
+/// even a history damaged by a crash yields a request providers accept.
+pub(crate) fn to_messages(rows: &[MessageRow]) -> Vec<Message> {
+    let mut results: HashMap<&str, &str> = HashMap::new();
+    for r in rows {
+        if r.role == Role::Tool
+            && let Some(id) = &r.tool_call_id
+        {
+            results.entry(id.as_str()).or_insert(r.content.as_str());
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        match r.role {
+            Role::User => out.push(Message::user(r.content.clone())),
+            Role::System => out.push(Message::system(r.content.clone())),
+            Role::Tool => {}
+            Role::Assistant => {
+                let calls = tool_calls_of(r);
+                let answers: Vec<Message> = calls
+                    .iter()
+                    .map(|c| {
+                        let content = results
+                            .get(c.id.as_str())
+                            .copied()
+                            .unwrap_or(notes::NO_RESULT);
+                        Message::tool_result(c.id.clone(), content)
+                    })
+                    .collect();
+                out.push(Message::Assistant {
+                    content: r.content.clone(),
+                    tool_calls: calls,
+                });
+                out.extend(answers);
+            }
+        }
+    }
+    out
+}
+
+/// Stored arguments as JSON (malformed ones as the raw string).
+pub(crate) fn arguments_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
+}
+
+/// The card of a stored call.
+pub(crate) fn view_of(registry: &ToolRegistry, row: &ToolCallRow) -> ToolCallView {
+    let arguments = arguments_value(&row.arguments);
+    view(
+        registry,
+        &row.id,
+        &row.name,
+        arguments,
+        row.status,
+        row.result.clone(),
+    )
+}
+
+/// A card: labels and target path computed by the registry.
+pub(crate) fn view(
+    registry: &ToolRegistry,
+    id: &str,
+    name: &str,
+    arguments: Value,
+    status: skald_store::ToolCallStatus,
+    result: Option<String>,
+) -> ToolCallView {
+    ToolCallView {
+        id: id.to_string(),
+        name: name.to_string(),
+        label_short: registry.describe_call(name, &arguments, ToolDescriptionLength::Short),
+        label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
+        path: registry.target_path(name, &arguments),
+        arguments,
+        status: protocol_status(status),
+        result,
+    }
+}
+
+pub(crate) fn protocol_status(s: skald_store::ToolCallStatus) -> skald_protocol::ToolCallStatus {
+    use skald_protocol::ToolCallStatus as P;
+    use skald_store::ToolCallStatus as S;
+    match s {
+        S::Running => P::Running,
+        S::Pending => P::Pending,
+        S::Done => P::Done,
+        S::Failed => P::Failed,
+        S::Cancelled => P::Cancelled,
+        S::Rejected => P::Rejected,
+    }
+}
+
+fn role(r: Role) -> ChatRole {
+    match r {
+        Role::User => ChatRole::User,
+        Role::Assistant => ChatRole::Assistant,
+        Role::Tool => ChatRole::Tool,
+        Role::System => ChatRole::System,
+    }
+}
+
+/// The history as the UI shows it: every message, each assistant message with
+/// the cards of the calls it made (in call order).
+pub(crate) fn chat_messages(
+    registry: &ToolRegistry,
+    rows: &[MessageRow],
+    calls: &[ToolCallRow],
+) -> Vec<ChatMessage> {
+    let by_id: HashMap<&str, &ToolCallRow> = calls.iter().map(|c| (c.id.as_str(), c)).collect();
+    rows.iter()
+        .map(|r| {
+            let tool_calls = tool_calls_of(r)
+                .iter()
+                .map(|c| match by_id.get(c.id.as_str()) {
+                    Some(row) => view_of(registry, row),
+                    None => view(
+                        registry,
+                        &c.id,
+                        &c.name,
+                        arguments_value(&c.arguments),
+                        skald_store::ToolCallStatus::Running,
+                        None,
+                    ),
+                })
+                .collect();
+            ChatMessage {
+                id: r.id,
+                role: role(r.role),
+                content: r.content.clone(),
+                tool_calls,
+                created_at: r.created_at,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(
+        id: i64,
+        role: Role,
+        content: &str,
+        calls: Option<Value>,
+        answers: Option<&str>,
+    ) -> MessageRow {
+        MessageRow {
+            id,
+            session_id: "s".into(),
+            stack_id: None,
+            role,
+            content: content.into(),
+            tool_calls: calls,
+            tool_call_id: answers.map(String::from),
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn results_follow_their_call_in_order_and_gaps_are_filled() {
+        let rows = vec![
+            row(1, Role::User, "hi", None, None),
+            row(
+                2,
+                Role::Assistant,
+                "",
+                Some(json!([
+                    {"id": "a", "name": "t", "arguments": "{}"},
+                    {"id": "b", "name": "t", "arguments": "{}"},
+                    {"id": "c", "name": "t", "arguments": "{}"}
+                ])),
+                None,
+            ),
+            row(3, Role::Tool, "B", None, Some("b")),
+            row(4, Role::User, "more", None, None),
+            row(5, Role::Tool, "A", None, Some("a")),
+            row(6, Role::Tool, "stray", None, Some("zzz")),
+        ];
+        let m = to_messages(&rows);
+        assert_eq!(m.len(), 6);
+        assert_eq!(m[2], Message::tool_result("a", "A"));
+        assert_eq!(m[3], Message::tool_result("b", "B"));
+        assert_eq!(m[4], Message::tool_result("c", notes::NO_RESULT));
+        assert_eq!(m[5], Message::user("more"));
+    }
+}

@@ -1,0 +1,283 @@
+//! One tool call, from the model's intent to its recorded result:
+//! `chat_llm_tools` row (effective arguments) → `ToolStart` → approval gate
+//! (row `pending` while a person decides) → `drive_execution` → row
+//! finished → `tool` history message → `ToolDone`/`ToolError`/
+//! `ToolCancelled`/`ToolRejected`. Every state change is written when it
+//! happens, before the event that announces it.
+//!
+//! The live loop and crash resume share [`execute`] and [`record`].
+
+use serde_json::Value;
+use skald_core_api::{CancellationToken, ExecutionOutcome, drive_execution};
+use skald_llm::ToolCall;
+use skald_protocol::SessionEvent;
+use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
+
+use crate::assemble::view;
+use crate::error::SessionError;
+use crate::gate::{GateCall, GateDecision, Verdict};
+use crate::notes;
+use crate::turn::Turn;
+
+/// How a call ended, as the model will be told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Done(String),
+    /// The error, without the `Error: ` prefix.
+    Failed(String),
+    /// The note the model reads.
+    Cancelled(&'static str),
+    /// The reason.
+    Rejected(String),
+}
+
+/// A call's arguments, read for running.
+enum Args {
+    Ok(Value),
+    Malformed(String),
+}
+
+fn parse_args(raw: &str) -> Args {
+    if raw.trim().is_empty() {
+        return Args::Ok(Value::Object(Default::default()));
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => Args::Ok(v),
+        Err(e) => Args::Malformed(e.to_string()),
+    }
+}
+
+/// The names the model may call, for the unknown-tool message.
+fn available(t: &Turn<'_>) -> Vec<String> {
+    let mut names: Vec<String> = t
+        .inner
+        .base_defs
+        .iter()
+        .filter_map(|d| {
+            d.get("function")
+                .unwrap_or(d)
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs one call of an assistant message and records everything about it.
+pub(crate) async fn run_call(
+    t: &Turn<'_>,
+    message_id: i64,
+    call: &ToolCall,
+    cancel: CancellationToken,
+) -> Result<(), SessionError> {
+    let registry = &t.inner.registry;
+    let known = registry.contains(&call.name);
+    let (args, arguments_text) = match parse_args(&call.arguments) {
+        Args::Ok(v) => {
+            let v = registry.effective_args(&call.name, v, t.workdir);
+            let text = v.to_string();
+            (Args::Ok(v), text)
+        }
+        m @ Args::Malformed(_) => (m, call.arguments.clone()),
+    };
+    insert_row(t, message_id, &call.id, &call.name, &arguments_text).await?;
+    let shown = match &args {
+        Args::Ok(v) => v.clone(),
+        Args::Malformed(_) => Value::String(call.arguments.clone()),
+    };
+    emit_start(t, &call.id, &call.name, shown);
+    let outcome = match args {
+        _ if !known => Outcome::Failed(notes::unknown_tool(&call.name, &available(t))),
+        Args::Malformed(e) => Outcome::Failed(notes::malformed_arguments(&call.name, &e)),
+        Args::Ok(v) => execute(t, &call.id, &call.name, v, cancel).await?,
+    };
+    record(t, &call.id, outcome).await
+}
+
+/// A later call of a response the user stopped: recorded as cancelled
+/// without running, so history stays valid.
+pub(crate) async fn skip_cancelled(
+    t: &Turn<'_>,
+    message_id: i64,
+    call: &ToolCall,
+) -> Result<(), SessionError> {
+    skip(t, message_id, call, notes::CANCELLED_BEFORE_START).await
+}
+
+/// Records a call that will not run, with `note` as its result.
+pub(crate) async fn skip(
+    t: &Turn<'_>,
+    message_id: i64,
+    call: &ToolCall,
+    note: &'static str,
+) -> Result<(), SessionError> {
+    insert_row(t, message_id, &call.id, &call.name, &call.arguments).await?;
+    let shown = match parse_args(&call.arguments) {
+        Args::Ok(v) => v,
+        Args::Malformed(_) => Value::String(call.arguments.clone()),
+    };
+    emit_start(t, &call.id, &call.name, shown);
+    record(t, &call.id, Outcome::Cancelled(note)).await
+}
+
+async fn insert_row(
+    t: &Turn<'_>,
+    message_id: i64,
+    id: &str,
+    name: &str,
+    arguments: &str,
+) -> Result<(), SessionError> {
+    t.inner
+        .store
+        .tool_calls()
+        .insert(&NewToolCall {
+            id: id.to_string(),
+            session_id: t.session_id().to_string(),
+            message_id: Some(message_id),
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+            status: ToolCallStatus::Running,
+        })
+        .await?;
+    Ok(())
+}
+
+/// `ToolStart` with the card of a call about to run.
+pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
+    t.emit(SessionEvent::ToolStart {
+        session_id: t.session_id().to_string(),
+        call: view(
+            &t.inner.registry,
+            id,
+            name,
+            arguments,
+            ToolCallStatus::Running,
+            None,
+        ),
+    });
+}
+
+/// The gate, then the execution, raced against `cancel` throughout.
+pub(crate) async fn execute(
+    t: &Turn<'_>,
+    id: &str,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+) -> Result<Outcome, SessionError> {
+    let registry = &t.inner.registry;
+    let repo = t.inner.store.tool_calls();
+    let gate_call = GateCall {
+        session_id: t.session_id().to_string(),
+        agent_id: t.session.agent_id.clone(),
+        tool_call_id: id.to_string(),
+        name: name.to_string(),
+        category: registry.category_of(name),
+        path: registry.target_path(name, &args),
+        arguments: args,
+        working_dir: t.workdir.to_path_buf(),
+    };
+    let decision = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
+        d = t.inner.gate.check(&gate_call) => d,
+    };
+    match decision {
+        GateDecision::Allow => {}
+        GateDecision::Reject { reason } => {
+            repo.set_decision(id, Some("rejected"), Some(&reason))
+                .await?;
+            return Ok(Outcome::Rejected(reason));
+        }
+        GateDecision::Ask(pending) => {
+            repo.set_status(id, ToolCallStatus::Pending).await?;
+            let verdict = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
+                v = pending.into_future() => v,
+            };
+            match verdict {
+                Verdict::Allow => {
+                    repo.set_decision(id, Some("approved"), None).await?;
+                    repo.set_status(id, ToolCallStatus::Running).await?;
+                }
+                Verdict::Reject { reason } => {
+                    repo.set_decision(id, Some("rejected"), Some(&reason))
+                        .await?;
+                    return Ok(Outcome::Rejected(reason));
+                }
+            }
+        }
+    }
+    let Some(exec) = registry.run(name, gate_call.arguments) else {
+        return Ok(Outcome::Failed(notes::unknown_tool(name, &available(t))));
+    };
+    Ok(match drive_execution(exec.as_ref(), cancel).await {
+        ExecutionOutcome::Completed(out) => Outcome::Done(out),
+        ExecutionOutcome::Failed(e) => Outcome::Failed(e.to_string()),
+        ExecutionOutcome::Cancelled => Outcome::Cancelled(notes::CANCELLED),
+    })
+}
+
+/// Finishes the row, appends the `tool` message, emits the event.
+pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(), SessionError> {
+    let (status, content) = match &outcome {
+        Outcome::Done(out) => (ToolCallStatus::Done, out.clone()),
+        Outcome::Failed(e) => (ToolCallStatus::Failed, notes::error(e)),
+        Outcome::Cancelled(note) => (ToolCallStatus::Cancelled, (*note).to_string()),
+        Outcome::Rejected(reason) => (ToolCallStatus::Rejected, notes::rejected(reason)),
+    };
+    let store = &t.inner.store;
+    store
+        .tool_calls()
+        .finish(id, status, Some(&content), None)
+        .await?;
+    append_result(t, id, content).await?;
+    let session_id = t.session_id().to_string();
+    let tool_call_id = id.to_string();
+    t.emit(match outcome {
+        Outcome::Done(result) => SessionEvent::ToolDone {
+            session_id,
+            tool_call_id,
+            result,
+        },
+        Outcome::Failed(error) => SessionEvent::ToolError {
+            session_id,
+            tool_call_id,
+            error,
+        },
+        Outcome::Cancelled(_) => SessionEvent::ToolCancelled {
+            session_id,
+            tool_call_id,
+        },
+        Outcome::Rejected(reason) => SessionEvent::ToolRejected {
+            session_id,
+            tool_call_id,
+            reason,
+        },
+    });
+    Ok(())
+}
+
+/// Appends the `tool` message answering call `id`.
+pub(crate) async fn append_result(
+    t: &Turn<'_>,
+    id: &str,
+    content: String,
+) -> Result<(), SessionError> {
+    t.inner
+        .store
+        .history()
+        .append(&NewMessage {
+            session_id: t.session_id().to_string(),
+            stack_id: Some(t.frame_id),
+            role: Role::Tool,
+            content,
+            tool_calls: None,
+            tool_call_id: Some(id.to_string()),
+        })
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! [`SessionError`]: what can stop a turn from starting, or a call to the
+//! handler from answering. Failures *inside* a running turn (the provider
+//! gave up, a write failed) end the turn with `TurnOutcome::Failed` instead,
+//! after the `TurnEnded` event, so the UI always sees the turn close.
+
+use std::path::PathBuf;
+
+use skald_llm::LlmError;
+use skald_protocol::{ErrorCode, IpcError};
+use skald_store::StoreError;
+
+/// The session crate's one error type.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// No session has this id.
+    #[error("session {0} not found")]
+    SessionNotFound(String),
+
+    /// A turn is already running in this session; only one runs at a time.
+    #[error("session {0} is busy: a turn is already running (stop it or wait for it to finish)")]
+    Busy(String),
+
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+
+    /// `agents/<id>/AGENT.md` does not exist.
+    #[error("agent `{agent}` not found: {} does not exist", .path.display())]
+    AgentNotFound {
+        /// The agent id.
+        agent: String,
+        /// Where its AGENT.md was looked for.
+        path: PathBuf,
+    },
+
+    /// An agent file or an included file could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    AgentRead {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An `<!-- INCLUDE: path -->` names a file that does not exist.
+    #[error("agent `{agent}`: {} includes `{include}`, which does not exist ({})", .from.display(), .resolved.display())]
+    MissingInclude {
+        /// The agent id.
+        agent: String,
+        /// The include as written.
+        include: String,
+        /// The file holding the include line.
+        from: PathBuf,
+        /// Where the include was looked for.
+        resolved: PathBuf,
+    },
+
+    /// Includes form a cycle (or nest absurdly deep).
+    #[error("agent `{agent}`: include cycle: {chain}")]
+    IncludeCycle {
+        /// The agent id.
+        agent: String,
+        /// The chain of files, `a -> b -> a`.
+        chain: String,
+    },
+
+    /// No LLM provider could be found for the turn.
+    #[error("no LLM provider: {0}")]
+    NoProvider(String),
+
+    /// A provider client could not be built (bad URL, https without TLS, ...).
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+
+    /// The session's working directory is unusable.
+    #[error("working directory {}: {reason}", .path.display())]
+    WorkingDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why it is unusable.
+        reason: String,
+    },
+}
+
+impl SessionError {
+    /// The stable IPC code for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            SessionError::SessionNotFound(_) | SessionError::AgentNotFound { .. } => {
+                ErrorCode::NotFound
+            }
+            SessionError::Busy(_)
+            | SessionError::NoProvider(_)
+            | SessionError::WorkingDir { .. }
+            | SessionError::MissingInclude { .. }
+            | SessionError::IncludeCycle { .. } => ErrorCode::InvalidInput,
+            SessionError::Store(_) => ErrorCode::Storage,
+            SessionError::AgentRead { .. } | SessionError::Llm(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// `{code, message}` for a Tauri command's error.
+    pub fn to_ipc(&self) -> IpcError {
+        IpcError::new(self.code(), self.to_string())
+    }
+}
+
+impl From<SessionError> for IpcError {
+    fn from(e: SessionError) -> Self {
+        e.to_ipc()
+    }
+}

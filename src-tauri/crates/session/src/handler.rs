@@ -1,0 +1,544 @@
+//! [`ChatSessionHandler`]: the one entry point the app and the CLI drive.
+//! It owns the store, the tool registry, discovery, the provider resolver and
+//! the approval gate, and enforces one turn at a time per session: each turn
+//! holds a slot with its own [`CancellationToken`], which [`stop`] cancels.
+//!
+//! [`stop`]: ChatSessionHandler::stop
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use skald_core_api::{CancellationToken, MAX_LABEL_SHORT, truncate_label};
+use skald_protocol::{SessionEvent, TurnOutcome};
+use skald_store::{
+    FrameStatus, NewMessage, Role, SessionRow, StackFrameRow, Store, ToolCallStatus,
+};
+use skald_tools::{ToolDiscovery, ToolRegistry};
+
+use crate::agent::{DEFAULT_AGENT, load_system_prompt};
+use crate::error::SessionError;
+use crate::events::EventSink;
+use crate::gate::{AllowAll, ApprovalGate};
+use crate::known_tools::StoreKnownTools;
+use crate::provider::{ProviderResolver, ResolvedModel};
+use crate::resume::{ResumeReport, resume_session};
+use crate::sessions::{root_frame, session_workdir};
+use crate::turn::{Turn, run_rounds};
+
+/// Tunables of the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerConfig {
+    /// Most LLM calls in one turn before it ends with `RoundLimit`.
+    pub max_rounds: u32,
+    /// The agent of sessions created without one.
+    pub default_agent: String,
+}
+
+impl Default for HandlerConfig {
+    fn default() -> Self {
+        Self {
+            max_rounds: 20,
+            default_agent: DEFAULT_AGENT.to_string(),
+        }
+    }
+}
+
+/// Options of one turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnOptions {
+    /// The model to ask (`None`: the resolver's default).
+    pub model: Option<String>,
+}
+
+/// What a new session starts with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionParams {
+    pub title: Option<String>,
+    /// `None`: the handler's default agent.
+    pub agent_id: Option<String>,
+    /// Where tools resolve relative paths; `None`: the process directory at
+    /// turn time. Relative paths are made absolute now.
+    pub working_dir: Option<PathBuf>,
+}
+
+/// How [`ChatSessionHandler::resume_all`] left one session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumedSession {
+    pub session_id: String,
+    pub report: ResumeReport,
+    /// `Some` when an interrupted turn was answered.
+    pub outcome: Option<TurnOutcome>,
+}
+
+pub(crate) struct Inner {
+    pub store: Store,
+    pub registry: Arc<ToolRegistry>,
+    pub discovery: ToolDiscovery,
+    pub providers: Arc<dyn ProviderResolver>,
+    pub gate: Arc<dyn ApprovalGate>,
+    pub agents_dir: PathBuf,
+    pub config: HandlerConfig,
+    /// Root definitions without the lazy Config group (built once: the
+    /// registry never changes after construction).
+    pub base_defs: Vec<Value>,
+    /// The Config group, offered once the session was granted `config`.
+    pub config_defs: Vec<Value>,
+    active: Mutex<HashMap<String, CancellationToken>>,
+}
+
+/// The session driver. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct ChatSessionHandler {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// A session's turn slot; frees it when dropped.
+pub(crate) struct Slot<'a> {
+    inner: &'a Inner,
+    session_id: String,
+    token: CancellationToken,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.inner
+            .active
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.session_id);
+    }
+}
+
+/// A turn ready to run: the session, its root frame, model and prompt.
+struct Prepared {
+    session: SessionRow,
+    frame: StackFrameRow,
+    workdir: PathBuf,
+    system: String,
+    model: ResolvedModel,
+}
+
+impl ChatSessionHandler {
+    /// A handler allowing every call ([`AllowAll`]) with the default config.
+    /// `agents_dir` holds `<agent_id>/AGENT.md`.
+    pub fn new(
+        store: Store,
+        registry: Arc<ToolRegistry>,
+        providers: Arc<dyn ProviderResolver>,
+        agents_dir: impl Into<PathBuf>,
+    ) -> Self {
+        Self::build(
+            store,
+            registry,
+            providers,
+            agents_dir.into(),
+            Arc::new(AllowAll),
+            HandlerConfig::default(),
+        )
+    }
+
+    /// Replaces the approval gate. Call before sharing the handler.
+    pub fn with_gate(self, gate: Arc<dyn ApprovalGate>) -> Self {
+        let i = self.into_parts();
+        Self::build(i.0, i.1, i.2, i.3, gate, i.5)
+    }
+
+    /// Replaces the config. Call before sharing the handler.
+    pub fn with_config(self, config: HandlerConfig) -> Self {
+        let i = self.into_parts();
+        Self::build(i.0, i.1, i.2, i.3, i.4, config)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn into_parts(
+        self,
+    ) -> (
+        Store,
+        Arc<ToolRegistry>,
+        Arc<dyn ProviderResolver>,
+        PathBuf,
+        Arc<dyn ApprovalGate>,
+        HandlerConfig,
+    ) {
+        let i = &self.inner;
+        (
+            i.store.clone(),
+            i.registry.clone(),
+            i.providers.clone(),
+            i.agents_dir.clone(),
+            i.gate.clone(),
+            i.config.clone(),
+        )
+    }
+
+    fn build(
+        store: Store,
+        registry: Arc<ToolRegistry>,
+        providers: Arc<dyn ProviderResolver>,
+        agents_dir: PathBuf,
+        gate: Arc<dyn ApprovalGate>,
+        config: HandlerConfig,
+    ) -> Self {
+        let discovery = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
+        Self {
+            inner: Arc::new(Inner {
+                base_defs: registry.openai_definitions_excluding_config(),
+                config_defs: registry.openai_definitions_config_only(),
+                store,
+                registry,
+                discovery,
+                providers,
+                gate,
+                agents_dir,
+                config,
+                active: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn registry(&self) -> &Arc<ToolRegistry> {
+        &self.inner.registry
+    }
+
+    pub fn config(&self) -> &HandlerConfig {
+        &self.inner.config
+    }
+
+    // Turns ---------------------------------------------------------------
+
+    /// Whether a turn is running in the session.
+    pub fn is_running(&self, session_id: &str) -> bool {
+        self.inner
+            .active
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(session_id)
+    }
+
+    /// Stops the session's running turn: the LLM request is dropped, the
+    /// running tool stopped, waits for approval resolve as cancelled. Returns
+    /// whether a turn was running.
+    pub fn stop(&self, session_id: &str) -> bool {
+        let active = self
+            .inner
+            .active
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match active.get(session_id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Runs one turn: the person's `text`, then LLM rounds and tool calls
+    /// until the model answers, the round limit, `/stop` or a failure. Errors
+    /// only when the turn cannot start (unknown session, busy, no provider,
+    /// broken agent); once started, the outcome says how it ended.
+    pub async fn send_message(
+        &self,
+        session_id: &str,
+        text: &str,
+        sink: impl EventSink,
+    ) -> Result<TurnOutcome, SessionError> {
+        self.send_message_with(session_id, text, TurnOptions::default(), sink)
+            .await
+    }
+
+    /// [`send_message`](Self::send_message) with options (the model).
+    pub async fn send_message_with(
+        &self,
+        session_id: &str,
+        text: &str,
+        options: TurnOptions,
+        sink: impl EventSink,
+    ) -> Result<TurnOutcome, SessionError> {
+        let slot = self.claim(session_id)?;
+        let prepared = self.prepare(session_id, options.model.as_deref()).await?;
+        let turn = self.turn(&prepared, &sink);
+        sink.emit(SessionEvent::TurnStarted {
+            session_id: session_id.to_string(),
+        });
+        let result = self
+            .user_turn(&turn, &prepared, text, slot.token.clone())
+            .await;
+        Ok(self.end_turn(&turn, result).await)
+    }
+
+    async fn user_turn(
+        &self,
+        turn: &Turn<'_>,
+        p: &Prepared,
+        text: &str,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, SessionError> {
+        let store = &self.inner.store;
+        store
+            .stack()
+            .set_status(p.frame.id, FrameStatus::Active)
+            .await?;
+        resume_session(turn, cancel.clone()).await?;
+        store
+            .history()
+            .append(&NewMessage {
+                session_id: p.session.id.clone(),
+                stack_id: Some(p.frame.id),
+                role: Role::User,
+                content: text.to_string(),
+                tool_calls: None,
+                tool_call_id: None,
+            })
+            .await?;
+        if p.session.title.trim().is_empty() {
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let title = truncate_label(first.trim(), MAX_LABEL_SHORT);
+            if !title.is_empty() {
+                store.sessions().rename(&p.session.id, &title).await?;
+            }
+        }
+        run_rounds(turn, cancel).await
+    }
+
+    /// Ends a turn: the frame goes back to waiting, the session is touched and
+    /// `TurnEnded` is emitted. A failure inside the turn becomes its outcome.
+    async fn end_turn(
+        &self,
+        turn: &Turn<'_>,
+        result: Result<TurnOutcome, SessionError>,
+    ) -> TurnOutcome {
+        let outcome = match result {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::warn!(session = %turn.session_id(), error = %e, "turn failed");
+                TurnOutcome::Failed {
+                    message: e.to_string(),
+                }
+            }
+        };
+        let store = &self.inner.store;
+        if let Err(e) = store
+            .stack()
+            .set_status(turn.frame_id, FrameStatus::Waiting)
+            .await
+        {
+            tracing::warn!(error = %e, "cannot mark the frame waiting");
+        }
+        if let Err(e) = store.sessions().touch(turn.session_id()).await {
+            tracing::warn!(error = %e, "cannot touch the session");
+        }
+        turn.sink.emit(SessionEvent::TurnEnded {
+            session_id: turn.session_id().to_string(),
+            outcome: outcome.clone(),
+        });
+        outcome
+    }
+
+    /// Crash resume for one session: repairs its history so every tool call
+    /// has a result, re-runs interrupted calls whose restart hint allows it
+    /// and reports the others to the model as interrupted. Runs no LLM round.
+    pub async fn resume_pending_tools(
+        &self,
+        session_id: &str,
+        sink: impl EventSink,
+    ) -> Result<ResumeReport, SessionError> {
+        let slot = self.claim(session_id)?;
+        let session = self.session_row(session_id).await?;
+        let frame = root_frame(&self.inner.store, &session).await?;
+        let workdir = session_workdir(&session)?;
+        let turn = Turn {
+            inner: &self.inner,
+            session: &session,
+            frame_id: frame.id,
+            workdir: &workdir,
+            system: "",
+            model: None,
+            sink: &sink,
+        };
+        resume_session(&turn, slot.token.clone()).await
+    }
+
+    /// On start: resumes every session a crash left mid-turn (a frame still
+    /// active) or with unfinished tool calls, and answers the turns that were
+    /// cut short (a trailing user message or tool results). Sessions are done
+    /// one after another; a session that is busy or fails is logged and
+    /// skipped.
+    pub async fn resume_all(
+        &self,
+        model: Option<&str>,
+        sink: impl EventSink,
+    ) -> Result<Vec<ResumedSession>, SessionError> {
+        let store = &self.inner.store;
+        let with_pending: HashSet<String> = store
+            .tool_calls()
+            .list_by_status(&[ToolCallStatus::Running, ToolCallStatus::Pending])
+            .await?
+            .into_iter()
+            .map(|r| r.session_id)
+            .collect();
+        let mut out = Vec::new();
+        for session in store.sessions().list().await? {
+            let interrupted = store
+                .stack()
+                .list_for_session(&session.id)
+                .await?
+                .iter()
+                .any(|f| f.depth == 0 && f.status == FrameStatus::Active);
+            if !interrupted && !with_pending.contains(&session.id) {
+                continue;
+            }
+            match self
+                .resume_one(&session.id, interrupted, model, &sink)
+                .await
+            {
+                Ok(r) => out.push(r),
+                Err(e) => tracing::warn!(session = %session.id, error = %e, "resume failed"),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn resume_one(
+        &self,
+        session_id: &str,
+        answer: bool,
+        model: Option<&str>,
+        sink: &dyn EventSink,
+    ) -> Result<ResumedSession, SessionError> {
+        let settle_only = |this: &Self| {
+            let this = this.clone();
+            async move {
+                let report = this.resume_pending_tools(session_id, sink).await?;
+                Ok::<_, SessionError>(ResumedSession {
+                    session_id: session_id.to_string(),
+                    report,
+                    outcome: None,
+                })
+            }
+        };
+        if !answer {
+            return settle_only(self).await;
+        }
+        let slot = self.claim(session_id)?;
+        let prepared = match self.prepare(session_id, model).await {
+            Ok(p) => p,
+            Err(e) => {
+                // No provider (or a broken agent) yet: settle the tool calls
+                // now; the frame stays active, so a later start answers.
+                tracing::warn!(session = %session_id, error = %e, "cannot answer the interrupted turn");
+                drop(slot);
+                return settle_only(self).await;
+            }
+        };
+        let turn = self.turn(&prepared, sink);
+        sink.emit(SessionEvent::TurnStarted {
+            session_id: session_id.to_string(),
+        });
+        let cancel = slot.token.clone();
+        let mut report = None;
+        let result = async {
+            let r = resume_session(&turn, cancel.clone()).await?;
+            let needs_answer = r.needs_answer;
+            report = Some(r);
+            if needs_answer {
+                run_rounds(&turn, cancel).await
+            } else {
+                Ok(TurnOutcome::Completed)
+            }
+        }
+        .await;
+        let outcome = self.end_turn(&turn, result).await;
+        Ok(ResumedSession {
+            session_id: session_id.to_string(),
+            report: report.unwrap_or_default(),
+            outcome: Some(outcome),
+        })
+    }
+
+    // Internals -----------------------------------------------------------
+
+    pub(crate) fn claim(&self, session_id: &str) -> Result<Slot<'_>, SessionError> {
+        let mut active = self
+            .inner
+            .active
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if active.contains_key(session_id) {
+            return Err(SessionError::Busy(session_id.to_string()));
+        }
+        let token = CancellationToken::new();
+        active.insert(session_id.to_string(), token.clone());
+        Ok(Slot {
+            inner: &self.inner,
+            session_id: session_id.to_string(),
+            token,
+        })
+    }
+
+    pub(crate) async fn session_row(&self, session_id: &str) -> Result<SessionRow, SessionError> {
+        self.inner
+            .store
+            .sessions()
+            .get(session_id)
+            .await?
+            .ok_or_else(|| SessionError::SessionNotFound(session_id.to_string()))
+    }
+
+    /// Everything a turn needs before it may start; any failure here is an
+    /// error of `send_message`, with nothing written.
+    async fn prepare(
+        &self,
+        session_id: &str,
+        model: Option<&str>,
+    ) -> Result<Prepared, SessionError> {
+        let session = self.session_row(session_id).await?;
+        let workdir = session_workdir(&session)?;
+        let system = load_system_prompt(&self.inner.agents_dir, &session.agent_id)?;
+        let model = self.inner.providers.resolve(model).await?;
+        let frame = root_frame(&self.inner.store, &session).await?;
+        Ok(Prepared {
+            session,
+            frame,
+            workdir,
+            system,
+            model,
+        })
+    }
+
+    fn turn<'a>(&'a self, p: &'a Prepared, sink: &'a dyn EventSink) -> Turn<'a> {
+        Turn {
+            inner: &self.inner,
+            session: &p.session,
+            frame_id: p.frame.id,
+            workdir: &p.workdir,
+            system: &p.system,
+            model: Some(&p.model),
+            sink,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::NullSink;
+
+    /// The app awaits these in Tauri commands and spawned tasks: they must be Send.
+    #[allow(dead_code)]
+    fn futures_are_send(h: &ChatSessionHandler) {
+        fn send<T: Send>(_: T) {}
+        send(h.send_message("s", "t", NullSink));
+        send(h.send_message_with("s", "t", TurnOptions::default(), NullSink));
+        send(h.resume_all(None, NullSink));
+        send(h.resume_pending_tools("s", NullSink));
+        send(h.create_session(SessionParams::default()));
+        send(h.history("s"));
+    }
+}

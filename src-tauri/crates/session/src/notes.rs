@@ -1,0 +1,50 @@
+//! What the model reads when a call did not simply succeed. One place, so the
+//! live loop, crash resume and the snapshots agree word for word.
+
+/// A call stopped by `/stop` while it ran (or waited for approval).
+pub const CANCELLED: &str = "Cancelled: the user stopped this call before it finished.";
+
+/// A later call of a response the user stopped: it never ran.
+pub const CANCELLED_BEFORE_START: &str =
+    "Cancelled: the user stopped the turn before this call ran; it was not run.";
+
+/// A side-effecting call a crash cut short: not re-run.
+pub const INTERRUPTED: &str = "Interrupted by a restart before it finished; it was not re-run. \
+     Ask the user before running it again.";
+
+/// A call the model made but Skald never started before a crash.
+pub const NOT_STARTED: &str =
+    "Not run: Skald stopped before this call started. Call it again if it is still needed.";
+
+/// A call with no recorded result at all (only ever seen in a damaged history).
+pub const NO_RESULT: &str = "Error: no result was recorded for this call.";
+
+/// The tool message for an error.
+pub fn error(message: &str) -> String {
+    format!("Error: {message}")
+}
+
+/// The tool message for a call the gate rejected.
+pub fn rejected(reason: &str) -> String {
+    format!("Rejected: {reason}. The call was not run.")
+}
+
+/// The error for a tool name the model made up.
+pub fn unknown_tool(name: &str, available: &[String]) -> String {
+    format!(
+        "unknown tool `{name}`. Available tools: {}",
+        if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        }
+    )
+}
+
+/// The error for arguments that are not JSON.
+pub fn malformed_arguments(name: &str, parse_error: &str) -> String {
+    format!(
+        "the arguments for `{name}` were not valid JSON ({parse_error}); nothing was run. \
+         Send the arguments as one JSON object."
+    )
+}

@@ -1,0 +1,253 @@
+//! Which LLM answers a turn: [`ProviderResolver`] turns "this model, or the
+//! default" into a ready client. [`FixedProvider`] serves tests and benches;
+//! [`DefaultProviderResolver`] is what the app and the CLI use: providers and
+//! models stored in the DB (keys from the secrets store), then the usual
+//! environment variables, then an Ollama detected on 127.0.0.1:11434.
+//!
+//! Resolution never runs a tool or writes to the store.
+
+use std::sync::Arc;
+
+use skald_core_api::BoxFuture;
+use skald_llm::{Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, detect_ollama};
+use skald_store::{ProviderKind, ProviderRow, Store};
+
+use crate::error::SessionError;
+
+/// A client and the model name to ask it for.
+#[derive(Clone)]
+pub struct ResolvedModel {
+    pub provider: Arc<dyn LlmProvider>,
+    pub model: String,
+}
+
+impl std::fmt::Debug for ResolvedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedModel")
+            .field("provider", &self.provider.name())
+            .field("model", &self.model)
+            .finish()
+    }
+}
+
+/// Picks the provider and model of a turn. `model` is the caller's explicit
+/// choice (`--model NAME`, the model picker); `None` means the default.
+pub trait ProviderResolver: Send + Sync {
+    fn resolve<'a>(
+        &'a self,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>>;
+}
+
+/// Always the same client; the model is the caller's choice or a default.
+pub struct FixedProvider {
+    provider: Arc<dyn LlmProvider>,
+    model: String,
+}
+
+impl FixedProvider {
+    pub fn new(provider: Arc<dyn LlmProvider>, default_model: impl Into<String>) -> Self {
+        Self {
+            provider,
+            model: default_model.into(),
+        }
+    }
+}
+
+impl ProviderResolver for FixedProvider {
+    fn resolve<'a>(
+        &'a self,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
+        Box::pin(std::future::ready(Ok(ResolvedModel {
+            provider: self.provider.clone(),
+            model: model.unwrap_or(&self.model).to_string(),
+        })))
+    }
+}
+
+/// Providers from the DB, then the environment, then a local Ollama.
+///
+/// With `model`: a DB provider listing that model; else an environment
+/// provider (Anthropic for `claude*` names when configured, else
+/// OpenAI-compatible, else Ollama); else the first enabled DB provider; else a
+/// detected Ollama. Without: the DB default model, else the first model of
+/// the first enabled DB provider.
+pub struct DefaultProviderResolver {
+    store: Store,
+    env: ProviderConfig,
+    ollama_probe: Option<String>,
+}
+
+impl DefaultProviderResolver {
+    /// Reads the environment now ([`ProviderConfig::from_env`]) and probes
+    /// Ollama at its default address when nothing else is configured.
+    pub fn new(store: Store) -> Self {
+        Self::with_env(store, ProviderConfig::from_env())
+    }
+
+    /// With an explicit environment configuration (tests).
+    pub fn with_env(store: Store, env: ProviderConfig) -> Self {
+        Self {
+            store,
+            env,
+            ollama_probe: Some(Ollama::DEFAULT_BASE_URL.to_string()),
+        }
+    }
+
+    /// Where to look for an unconfigured Ollama; `None` turns detection off.
+    pub fn with_ollama_probe(mut self, base_url: Option<String>) -> Self {
+        self.ollama_probe = base_url;
+        self
+    }
+
+    async fn resolve_inner(&self, model: Option<&str>) -> Result<ResolvedModel, SessionError> {
+        let repo = self.store.providers();
+        let providers: Vec<ProviderRow> = repo
+            .list()
+            .await?
+            .into_iter()
+            .filter(|p| p.enabled)
+            .collect();
+
+        match model {
+            Some(name) => {
+                for p in &providers {
+                    if repo
+                        .list_models(&p.id)
+                        .await?
+                        .iter()
+                        .any(|m| m.name == name)
+                    {
+                        return self.row_client(p, name).await;
+                    }
+                }
+                if let Some(r) = self.env_client(name)? {
+                    return Ok(r);
+                }
+                if let Some(p) = providers.first() {
+                    return self.row_client(p, name).await;
+                }
+            }
+            None => {
+                if let Some(m) = repo.default_model().await?
+                    && let Some(p) = providers.iter().find(|p| p.id == m.provider_id)
+                {
+                    return self.row_client(p, &m.name).await;
+                }
+                for p in &providers {
+                    if let Some(m) = repo.list_models(&p.id).await?.first() {
+                        return self.row_client(p, &m.name).await;
+                    }
+                }
+                if !providers.is_empty() || !self.env.is_empty() {
+                    return Err(SessionError::NoProvider(
+                        "no model chosen: pass --model NAME (or pick a default model in Settings)"
+                            .into(),
+                    ));
+                }
+            }
+        }
+
+        if providers.is_empty()
+            && self.env.is_empty()
+            && let Some(url) = &self.ollama_probe
+            && detect_ollama(url).await
+        {
+            return match model {
+                Some(name) => Ok(ResolvedModel {
+                    provider: Arc::new(Ollama::new(url.clone())?),
+                    model: name.to_string(),
+                }),
+                None => Err(SessionError::NoProvider(format!(
+                    "an Ollama server answers at {url}; choose one of its models with --model NAME"
+                ))),
+            };
+        }
+        Err(SessionError::NoProvider(
+            "nothing is configured: add a provider in Settings, or set OPENAI_BASE_URL and \
+             OPENAI_API_KEY (or ANTHROPIC_API_KEY, or OLLAMA_HOST), or run Ollama locally"
+                .into(),
+        ))
+    }
+
+    fn env_client(&self, model: &str) -> Result<Option<ResolvedModel>, SessionError> {
+        let provider: Arc<dyn LlmProvider> = match (&self.env.openai, &self.env.anthropic) {
+            (Some(_), Some(a)) if model.starts_with("claude") => {
+                Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?)
+            }
+            (None, Some(a)) => Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?),
+            (Some(o), _) => Arc::new(OpenAiCompatible::new(
+                o.base_url.clone(),
+                o.api_key.clone(),
+            )?),
+            (None, None) => match &self.env.ollama {
+                Some(o) => Arc::new(Ollama::new(o.base_url.clone())?),
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(ResolvedModel {
+            provider,
+            model: model.to_string(),
+        }))
+    }
+
+    async fn row_client(
+        &self,
+        p: &ProviderRow,
+        model: &str,
+    ) -> Result<ResolvedModel, SessionError> {
+        let secret = match &p.api_key_secret {
+            Some(name) => self.store.secrets().get(name).await?,
+            None => None,
+        };
+        let provider: Arc<dyn LlmProvider> = match p.kind {
+            ProviderKind::OpenAi => {
+                let env = self.env.openai.as_ref();
+                let base = p
+                    .base_url
+                    .clone()
+                    .or_else(|| env.map(|e| e.base_url.clone()))
+                    .unwrap_or_else(|| OpenAiCompatible::DEFAULT_BASE_URL.to_string());
+                let key = secret.or_else(|| env.and_then(|e| e.api_key.clone()));
+                Arc::new(OpenAiCompatible::new(base, key)?.with_name(p.id.clone()))
+            }
+            ProviderKind::Anthropic => {
+                let env = self.env.anthropic.as_ref();
+                let base = p
+                    .base_url
+                    .clone()
+                    .or_else(|| env.map(|e| e.base_url.clone()))
+                    .unwrap_or_else(|| Anthropic::DEFAULT_BASE_URL.to_string());
+                let Some(key) = secret.or_else(|| env.map(|e| e.api_key.clone())) else {
+                    return Err(SessionError::NoProvider(format!(
+                        "provider `{}` has no API key: store one in its secret or set ANTHROPIC_API_KEY",
+                        p.id
+                    )));
+                };
+                Arc::new(Anthropic::new(base, key)?)
+            }
+            ProviderKind::Ollama => {
+                let base = p
+                    .base_url
+                    .clone()
+                    .or_else(|| self.env.ollama.as_ref().map(|e| e.base_url.clone()))
+                    .unwrap_or_else(|| Ollama::DEFAULT_BASE_URL.to_string());
+                Arc::new(Ollama::new(base)?)
+            }
+        };
+        Ok(ResolvedModel {
+            provider,
+            model: model.to_string(),
+        })
+    }
+}
+
+impl ProviderResolver for DefaultProviderResolver {
+    fn resolve<'a>(
+        &'a self,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
+        Box::pin(self.resolve_inner(model))
+    }
+}

@@ -1,0 +1,176 @@
+//! Test support (feature `test-support`): [`MockOpenAi`], a tiny
+//! OpenAI-compatible HTTP server on 127.0.0.1 that answers each
+//! `POST …/chat/completions` with the next scripted SSE body and records the
+//! request. Plain std threads, so a test can point a child process
+//! (`OPENAI_BASE_URL`) at it. Never part of a product build.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+#[derive(Default)]
+struct Shared {
+    replies: Mutex<VecDeque<String>>,
+    requests: Mutex<Vec<Value>>,
+    stop: AtomicBool,
+}
+
+/// The mock server; stops accepting when dropped.
+pub struct MockOpenAi {
+    base_url: String,
+    shared: Arc<Shared>,
+}
+
+impl MockOpenAi {
+    /// Starts serving `replies` (SSE bodies, one per request, in order).
+    /// Once they run out, requests get a 500.
+    pub fn start(replies: impl IntoIterator<Item = String>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let base_url = format!("http://{}/v1", listener.local_addr()?);
+        let shared = Arc::new(Shared::default());
+        lock(&shared.replies).extend(replies);
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("mock-openai".into())
+            .spawn(move || accept_loop(&listener, &s))?;
+        Ok(Self { base_url, shared })
+    }
+
+    /// The base URL for `OPENAI_BASE_URL` (ends in `/v1`).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Adds a reply to the script.
+    pub fn push(&self, sse_body: String) {
+        lock(&self.shared.replies).push_back(sse_body);
+    }
+
+    /// Every request body received so far.
+    pub fn requests(&self) -> Vec<Value> {
+        lock(&self.shared.requests).clone()
+    }
+}
+
+impl Drop for MockOpenAi {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    while !shared.stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let s = shared.clone();
+                let _ = std::thread::Builder::new()
+                    .name("mock-openai-conn".into())
+                    .spawn(move || {
+                        let _ = serve(stream, &s);
+                    });
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut length = 0usize;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = l.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body)?;
+    lock(&shared.requests).push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+    let reply = lock(&shared.replies).pop_front();
+    let mut out = stream;
+    match reply {
+        Some(sse) => write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{sse}",
+            sse.len()
+        )?,
+        None => {
+            let body = json!({"error": {"message": "mock: no scripted reply left", "type": "invalid_request_error"}}).to_string();
+            write!(
+                out,
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )?;
+        }
+    }
+    out.flush()
+}
+
+fn frame(chunk: &Value) -> String {
+    format!("data: {chunk}\n\n")
+}
+
+/// An SSE answer with `text` (in a few pieces), usage, `[DONE]`.
+pub fn sse_text(text: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(8) {
+        let s: String = piece.iter().collect();
+        out.push_str(&frame(
+            &json!({"choices": [{"index": 0, "delta": {"content": s}}]}),
+        ));
+    }
+    out.push_str(&frame(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ));
+    out.push_str(&frame(
+        &json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}),
+    ));
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+/// An SSE answer calling one tool, its arguments split across chunks.
+pub fn sse_tool_call(id: &str, name: &str, arguments: &str) -> String {
+    let mut out = frame(
+        &json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}
+        ]}}]}),
+    );
+    let chars: Vec<char> = arguments.chars().collect();
+    for piece in chars.chunks(5) {
+        let s: String = piece.iter().collect();
+        out.push_str(&frame(
+            &json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "function": {"arguments": s}}
+            ]}}]}),
+        ));
+    }
+    out.push_str(&frame(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ));
+    out.push_str("data: [DONE]\n\n");
+    out
+}

@@ -1,0 +1,232 @@
+//! The LLM loop of one turn: assemble the request from the DB, stream the
+//! answer raced against the turn's token, store the assistant message, run
+//! its tool calls in order, and go round again until the model answers
+//! without tools or the round limit is reached.
+//!
+//! The turn's [`CancellationToken`] is taken by value and handed down by
+//! value; `/stop` cancels it and every await point here races it.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use skald_core_api::CancellationToken;
+use skald_llm::{
+    AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
+};
+use skald_protocol::{SessionEvent, TurnOutcome};
+use skald_store::{NewMessage, Role, SessionRow};
+use skald_tools::tool_names as tn;
+
+use crate::assemble::{to_messages, tool_calls_json};
+use crate::calls::{run_call, skip_cancelled};
+use crate::error::SessionError;
+use crate::events::EventSink;
+use crate::handler::Inner;
+use crate::ids::new_tool_call_id;
+use crate::provider::ResolvedModel;
+
+/// Where the tool definitions come from, for `known_tools.source`.
+const TOOL_SOURCE: &str = "builtin";
+
+/// One turn's context, borrowed for its duration.
+pub(crate) struct Turn<'a> {
+    pub inner: &'a Inner,
+    pub session: &'a SessionRow,
+    pub frame_id: i64,
+    pub workdir: &'a Path,
+    pub system: &'a str,
+    /// `None` when only resuming tools (no LLM round).
+    pub model: Option<&'a ResolvedModel>,
+    pub sink: &'a dyn EventSink,
+}
+
+impl Turn<'_> {
+    pub fn session_id(&self) -> &str {
+        &self.session.id
+    }
+
+    pub fn emit(&self, event: SessionEvent) {
+        self.sink.emit(event);
+    }
+}
+
+/// How streaming one response ended.
+enum Streamed {
+    Complete(AssistantResponse),
+    Cancelled(AssistantResponse),
+    Failed(LlmError, AssistantResponse),
+}
+
+/// Runs LLM rounds until the model stops calling tools.
+pub(crate) async fn run_rounds(
+    t: &Turn<'_>,
+    cancel: CancellationToken,
+) -> Result<TurnOutcome, SessionError> {
+    let Some(model) = t.model else {
+        return Ok(TurnOutcome::Completed);
+    };
+    let max = t.inner.config.max_rounds;
+    for _round in 0..max {
+        if cancel.is_cancelled() {
+            return Ok(TurnOutcome::Cancelled);
+        }
+        let request = assemble(t, model).await?;
+        // Recorded off the critical path; only new names reach the DB.
+        drop(t.inner.discovery.observe(&request.tools, TOOL_SOURCE));
+
+        let response = match stream_response(t, model, &request, cancel.clone()).await {
+            Streamed::Complete(r) => r,
+            Streamed::Cancelled(partial) => {
+                if !partial.text.is_empty() {
+                    store_assistant(t, &partial.text, &[]).await?;
+                }
+                return Ok(TurnOutcome::Cancelled);
+            }
+            Streamed::Failed(e, partial) => {
+                if !partial.text.is_empty() {
+                    store_assistant(t, &partial.text, &[]).await?;
+                }
+                return Ok(TurnOutcome::Failed {
+                    message: e.to_string(),
+                });
+            }
+        };
+        if let Some(u) = response.usage {
+            t.emit(SessionEvent::Usage {
+                session_id: t.session_id().to_string(),
+                input_tokens: u32::try_from(u.input_tokens).unwrap_or(u32::MAX),
+                output_tokens: u32::try_from(u.output_tokens).unwrap_or(u32::MAX),
+                cost_usd: u.cost_usd,
+            });
+        }
+        let calls = unique_ids(t, response.tool_calls).await?;
+        let message_id = store_assistant(t, &response.text, &calls).await?;
+        if calls.is_empty() {
+            return Ok(TurnOutcome::Completed);
+        }
+        // In order; once stopped, the rest are recorded cancelled, unrun.
+        for call in &calls {
+            if cancel.is_cancelled() {
+                skip_cancelled(t, message_id, call).await?;
+                continue;
+            }
+            run_call(t, message_id, call, cancel.clone()).await?;
+        }
+        if cancel.is_cancelled() {
+            return Ok(TurnOutcome::Cancelled);
+        }
+    }
+    Ok(TurnOutcome::RoundLimit { rounds: max })
+}
+
+/// The request of this round, from the DB: system prompt, visible tools,
+/// the conversation of the root frame.
+async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
+    let store = &t.inner.store;
+    let rows = store.history().list_for_frame(t.frame_id).await?;
+    let mut tools: Vec<Value> = t.inner.base_defs.clone();
+    if !t.inner.config_defs.is_empty()
+        && store
+            .grants()
+            .list_session(t.session_id())
+            .await?
+            .iter()
+            .any(|g| g == tn::CONFIG_GROUP)
+    {
+        tools.extend(t.inner.config_defs.iter().cloned());
+    }
+    Ok(ChatRequest {
+        model: model.model.clone(),
+        system: (!t.system.is_empty()).then(|| t.system.to_string()),
+        messages: to_messages(&rows),
+        tools,
+        max_tokens: None,
+        temperature: None,
+    })
+}
+
+/// Streams one response, emitting deltas; `/stop` drops the stream (which
+/// aborts the HTTP request).
+async fn stream_response(
+    t: &Turn<'_>,
+    model: &ResolvedModel,
+    request: &ChatRequest,
+    cancel: CancellationToken,
+) -> Streamed {
+    let mut acc = ResponseAccumulator::new();
+    let mut stream = model.provider.stream(request);
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Streamed::Cancelled(acc.finish()),
+            next = stream.next() => next,
+        };
+        match next {
+            None => return Streamed::Complete(acc.finish()),
+            Some(Err(e)) => return Streamed::Failed(e, acc.finish()),
+            Some(Ok(event)) => {
+                match &event {
+                    StreamEvent::TextDelta(text) => t.emit(SessionEvent::TokenDelta {
+                        session_id: t.session_id().to_string(),
+                        text: text.clone(),
+                    }),
+                    StreamEvent::ReasoningDelta(text) => t.emit(SessionEvent::ReasoningDelta {
+                        session_id: t.session_id().to_string(),
+                        text: text.clone(),
+                    }),
+                    StreamEvent::ToolCallDelta { .. }
+                    | StreamEvent::Usage(_)
+                    | StreamEvent::Done { .. } => {}
+                }
+                acc.push(&event);
+            }
+        }
+    }
+}
+
+/// Gives every call an id unique in the DB: the model's when it is free,
+/// a generated one when it is missing, repeated or already taken.
+async fn unique_ids(t: &Turn<'_>, calls: Vec<ToolCall>) -> Result<Vec<ToolCall>, SessionError> {
+    let repo = t.inner.store.tool_calls();
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(calls.len());
+    for mut c in calls {
+        let taken =
+            c.id.trim().is_empty() || seen.contains(&c.id) || repo.get(&c.id).await?.is_some();
+        if taken {
+            c.id = new_tool_call_id();
+        }
+        seen.insert(c.id.clone());
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// Appends the assistant message and announces it.
+async fn store_assistant(
+    t: &Turn<'_>,
+    text: &str,
+    calls: &[ToolCall],
+) -> Result<i64, SessionError> {
+    let row = t
+        .inner
+        .store
+        .history()
+        .append(&NewMessage {
+            session_id: t.session_id().to_string(),
+            stack_id: Some(t.frame_id),
+            role: Role::Assistant,
+            content: text.to_string(),
+            tool_calls: tool_calls_json(calls),
+            tool_call_id: None,
+        })
+        .await?;
+    t.emit(SessionEvent::AssistantMessage {
+        session_id: t.session_id().to_string(),
+        message_id: row.id,
+        text: text.to_string(),
+    });
+    Ok(row.id)
+}

@@ -1,0 +1,14 @@
+//! Integration tests of the session driver: real SQLite files in temp dirs,
+//! real built-in tools, the scripted FakeProvider, and (for the crash test)
+//! a real process killed with SIGKILL.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod crash;
+mod discovery;
+mod driver;
+mod providers;
+mod resume;
+mod snapshots;
+mod stop;

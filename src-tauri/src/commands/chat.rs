@@ -1,0 +1,83 @@
+//! Chat commands: sessions, history, one turn streamed over a Channel, stop.
+
+use std::path::PathBuf;
+
+use skald_protocol::{ChatMessage, IpcError, SessionEvent, SessionSummary, TurnOutcome};
+use skald_session::{EventSink, SessionParams};
+use tauri::ipc::Channel;
+
+use crate::AppState;
+
+/// Forwards a turn's events to the webview, in order.
+struct ChannelSink(Channel<SessionEvent>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: SessionEvent) {
+        if let Err(e) = self.0.send(event) {
+            // The window went away mid-turn; the turn still completes and
+            // is stored, the UI reloads it from history.
+            tracing::debug!(error = %e, "turn event not delivered");
+        }
+    }
+}
+
+#[tauri::command]
+pub async fn list_sessions(
+    state: tauri::State<'_, AppState>,
+) -> Result<Vec<SessionSummary>, IpcError> {
+    state.sessions.list_sessions().await.map_err(|e| e.to_ipc())
+}
+
+#[tauri::command]
+pub async fn create_session(
+    state: tauri::State<'_, AppState>,
+    title: Option<String>,
+    working_dir: Option<String>,
+) -> Result<SessionSummary, IpcError> {
+    let working_dir = working_dir
+        .filter(|d| !d.trim().is_empty())
+        .map(PathBuf::from)
+        .or_else(|| Some(state.default_workdir.clone()));
+    state
+        .sessions
+        .create_session(SessionParams {
+            title,
+            agent_id: None,
+            working_dir,
+        })
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+#[tauri::command]
+pub async fn session_history(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+) -> Result<Vec<ChatMessage>, IpcError> {
+    state
+        .sessions
+        .history(&session_id)
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Runs one turn; resolves when it ends, with how it ended.
+#[tauri::command]
+pub async fn send_message(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    text: String,
+    on_event: Channel<SessionEvent>,
+) -> Result<TurnOutcome, IpcError> {
+    state
+        .sessions
+        .send_message(&session_id, &text, ChannelSink(on_event))
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Stops the session's running turn (no-op when none runs).
+#[tauri::command]
+pub fn stop_turn(state: tauri::State<'_, AppState>, session_id: String) -> bool {
+    state.sessions.stop(&session_id)
+}

@@ -1,0 +1,123 @@
+// E2E: a real chat turn in the real app against a local OpenAI-compatible
+// mock: add the provider in Settings, type a message, watch the answer stream,
+// a read_file tool card run, and the final answer arrive.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { Session, startDriver } from "./webdriver.mjs";
+
+const app = process.env.SKALD_APP;
+const shots = process.env.SKALD_SCREENSHOTS;
+if (!app || !shots) throw new Error("set SKALD_APP and SKALD_SCREENSHOTS");
+
+const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-work-"));
+writeFileSync(join(workdir, "notes.md"), "# Notes\n\nThe code word is hello-skald.\n");
+const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
+
+let mock;
+let driver;
+let session;
+
+before(async () => {
+  mock = await startMockOpenAI([
+    [
+      "Let me ",
+      "read the ",
+      "notes.",
+      toolCallChunk(0, { id: "call_e2e_1", name: "read_file", args: "" }),
+      toolCallChunk(0, { args: '{"pa' }),
+      toolCallChunk(0, { args: 'th": "notes.md"}' }),
+      { finish_reason: "tool_calls" },
+    ],
+    ["The code ", 300, "word is ", 300, "**hello-skald**.", { finish_reason: "stop" }],
+  ]);
+  driver = await startDriver(4444, { cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  session = await Session.create(driver.base, app);
+});
+
+after(async () => {
+  await session?.quit();
+  driver?.proc.kill();
+  mock?.close();
+});
+
+async function setValue(selector, value) {
+  await session.execute(
+    `const e = document.querySelector(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('input'));`,
+    [selector, value],
+  );
+}
+
+test("a chat turn streams text, runs read_file and answers", async () => {
+  // Settings: add the mock as an OpenAI-compatible provider.
+  await session.execute("location.hash = '#/settings'");
+  await session.waitFor("return !!document.querySelector('[data-testid=provider-form]')", { what: "settings" });
+  await setValue("[name=kind]", "openai");
+  await setValue("[name=name]", "Mock");
+  await setValue("[name=baseUrl]", mock.baseUrl);
+  await setValue("[name=apiKey]", "test-key");
+  await setValue("[name=model]", "mock-model");
+  await session.execute("document.querySelector('[data-testid=provider-form] button[type=submit]').click()");
+  await session.waitFor("return document.querySelector('[data-model=\"mock-model\"] input')?.checked === true", {
+    what: "the provider to be listed with its default model",
+  });
+
+  // Chat: a new session, one message.
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat page" });
+  await session.execute("document.querySelector('[data-testid=new-chat]').click()");
+  await session.waitFor("return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled", {
+    what: "the composer",
+  });
+  await setValue("[data-testid=composer]", "What is the code word in notes.md?");
+  await session.execute("document.querySelector('[data-testid=send]').click()");
+
+  // The answer streams: partial text shows before the turn ends.
+  const partial = await session.waitFor(
+    "const s = document.querySelector('[data-role=streaming]'); return s && s.textContent.includes('The code') && !s.textContent.includes('hello-skald') ? s.textContent : null",
+    { what: "the streamed partial answer", timeoutMs: 20_000 },
+  );
+  assert.match(partial, /The code/);
+
+  await session.waitFor(
+    "return document.querySelector('.tool-card[data-tool-name=read_file] .tool-status')?.dataset.status === 'done'",
+    { what: "the read_file card to be done" },
+  );
+  const card = await session.execute(`
+    const c = document.querySelector('.tool-card[data-tool-name=read_file]');
+    return { label: c.querySelector('.tool-label').textContent, path: c.querySelector('.tool-path')?.textContent, result: c.querySelector('.tool-result')?.textContent };
+  `);
+  assert.match(card.label, /^read_file .*notes\.md/);
+  assert.ok(card.path.endsWith("notes.md"), card.path);
+  assert.match(card.result, /hello-skald/);
+
+  const answer = await session.waitFor(
+    "const ms = document.querySelectorAll('[data-role=assistant] .md strong'); const t = ms.length ? ms[ms.length-1].textContent : ''; return !document.querySelector('[data-testid=turn-running]') && t === 'hello-skald' ? t : null",
+    { what: "the final answer" },
+  );
+  assert.equal(answer, "hello-skald");
+
+  // The model's second request carried the tool result.
+  assert.equal(mock.requests.length, 2);
+  const toolMsg = mock.requests[1].messages.find((m) => m.role === "tool");
+  assert.equal(toolMsg.tool_call_id, "call_e2e_1");
+  assert.match(toolMsg.content, /hello-skald/);
+
+  // Open the card so the screenshot shows arguments and result.
+  await session.execute("document.querySelector('.tool-card[data-tool-name=read_file]').open = true");
+  await new Promise((r) => setTimeout(r, 1000));
+  mkdirSync(shots, { recursive: true });
+  const file = join(shots, "chat-turn.png");
+  writeFileSync(file, await session.screenshot());
+  console.log(`screenshot: ${file}`);
+
+  // Clicking the path opens the file view.
+  await session.execute("document.querySelector('.tool-card[data-tool-name=read_file] .tool-path').click()");
+  const viewed = await session.waitFor("return document.querySelector('[data-testid=viewer-text]')?.textContent", {
+    what: "the file view",
+  });
+  assert.match(viewed, /hello-skald/);
+});

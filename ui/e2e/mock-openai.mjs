@@ -1,0 +1,58 @@
+// A local OpenAI-compatible Chat Completions server for E2E tests: streams
+// scripted SSE responses, one per request, and records every request body.
+import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** `script` is a list of responses; each is a list of chunk objects (or strings for text deltas). */
+export async function startMockOpenAI(script) {
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    if (req.method !== "POST" || !req.url.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    const parsed = JSON.parse(body);
+    requests.push(parsed);
+    const turn = script[requests.length - 1];
+    if (!turn) {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "mock script exhausted" } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const step of turn) {
+      if (typeof step === "number") {
+        await sleep(step);
+        continue;
+      }
+      const delta = typeof step === "string" ? { content: step } : step;
+      const finish = delta.finish_reason ?? null;
+      const payload = {
+        id: "chatcmpl-e2e",
+        object: "chat.completion.chunk",
+        model: parsed.model,
+        choices: [{ index: 0, delta: finish ? {} : delta, finish_reason: finish }],
+      };
+      res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    }
+    res.write(
+      `data: ${JSON.stringify({ id: "chatcmpl-e2e", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 50, completion_tokens: 12, total_tokens: 62 } })}\n\n`,
+    );
+    res.end("data: [DONE]\n\n");
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, close: () => server.close() };
+}
+
+/** A tool-call delta fragment, OpenAI style. */
+export function toolCallChunk(index, { id, name, args }) {
+  const call = { index, function: { arguments: args ?? "" } };
+  if (id) call.id = id;
+  if (id) call.type = "function";
+  if (name) call.function.name = name;
+  return { tool_calls: [call] };
+}

@@ -1,0 +1,72 @@
+// Rendering of the conversation: messages, the streaming answer, tool cards.
+import type { ToolCallView } from "../bindings";
+import { el } from "../dom";
+import { renderMarkdown } from "../markdown";
+import { type ChatView, outcomeText } from "./state";
+
+const STATUS_TEXT: Record<ToolCallView["status"], string> = {
+  running: "running",
+  pending: "waiting for approval",
+  done: "done",
+  failed: "failed",
+  cancelled: "cancelled",
+  rejected: "rejected",
+};
+
+function markdown(src: string): HTMLElement {
+  const div = el("div", { class: "md" });
+  div.innerHTML = renderMarkdown(src);
+  return div;
+}
+
+/** A tool card: label, status, clickable path, expandable arguments and result. */
+export function toolCard(call: ToolCallView, openFile: (path: string) => void): HTMLElement {
+  const summary = el(
+    "summary",
+    {},
+    el("span", { class: "tool-label", title: call.labelFull }, call.labelShort),
+    el("span", { class: `tool-status status-${call.status}`, "data-status": call.status }, STATUS_TEXT[call.status]),
+  );
+  if (call.path) {
+    const link = el("a", { href: "#", class: "tool-path", title: `Open ${call.path}` }, call.path);
+    link.addEventListener("click", (e) => {
+      e.preventDefault();
+      e.stopPropagation();
+      openFile(call.path as string);
+    });
+    summary.append(link);
+  }
+  const body = el(
+    "div",
+    { class: "tool-body" },
+    el("div", { class: "tool-section" }, "Arguments"),
+    el("pre", { class: "tool-args" }, JSON.stringify(call.arguments, null, 2)),
+  );
+  if (call.result !== null) {
+    body.append(el("div", { class: "tool-section" }, "Result"), el("pre", { class: "tool-result" }, call.result));
+  }
+  return el("details", { class: `tool-card status-${call.status}`, "data-tool-call": call.id, "data-tool-name": call.name }, summary, body);
+}
+
+export function renderConversation(root: HTMLElement, view: ChatView, openFile: (path: string) => void): void {
+  const items: HTMLElement[] = [];
+  for (const m of view.messages) {
+    const cls = `msg msg-${m.role}`;
+    const node = el("div", { class: cls, "data-role": m.role });
+    if (m.content.trim() !== "") {
+      node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
+    }
+    for (const c of m.toolCalls) node.append(toolCard(c, openFile));
+    items.push(node);
+  }
+  if (view.streaming && (view.streaming.text !== "" || view.streaming.reasoning !== "")) {
+    const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
+    if (view.streaming.reasoning) node.append(el("div", { class: "reasoning" }, view.streaming.reasoning));
+    if (view.streaming.text) node.append(markdown(view.streaming.text));
+    items.push(node);
+  }
+  if (view.running) items.push(el("div", { class: "thinking", "data-testid": "turn-running" }, "Working… (Esc to stop)"));
+  const note = outcomeText(view.outcome);
+  if (note) items.push(el("div", { class: "turn-note", role: "status" }, note));
+  root.replaceChildren(...items);
+}

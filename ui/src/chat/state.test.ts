@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { SessionEvent, ToolCallView } from "../bindings";
+import { addUserMessage, applyEvent, emptyView, fromHistory, outcomeText } from "./state";
+
+const sid = "s1";
+const call: ToolCallView = {
+  id: "call_1",
+  name: "read_file",
+  labelShort: "read_file src/main.rs:1-40",
+  labelFull: "read_file src/main.rs:1-40",
+  path: "src/main.rs",
+  arguments: { path: "/w/src/main.rs" },
+  status: "running",
+  result: null,
+};
+
+function run(events: SessionEvent[]) {
+  return events.reduce(applyEvent, addUserMessage(emptyView(), "hi"));
+}
+
+describe("applyEvent", () => {
+  it("streams text, stores the message, runs a tool and answers", () => {
+    const view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "tokenDelta", sessionId: sid, text: "Let me " },
+      { type: "tokenDelta", sessionId: sid, text: "look." },
+      { type: "assistantMessage", sessionId: sid, messageId: 2, text: "Let me look." },
+      { type: "toolStart", sessionId: sid, call },
+      { type: "toolDone", sessionId: sid, toolCallId: "call_1", result: "1 | fn main() {}" },
+      { type: "tokenDelta", sessionId: sid, text: "It is empty." },
+      { type: "assistantMessage", sessionId: sid, messageId: 4, text: "It is empty." },
+      { type: "turnEnded", sessionId: sid, outcome: { kind: "completed" } },
+    ]);
+    expect(view.running).toBe(false);
+    expect(view.streaming).toBeNull();
+    expect(view.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "hi"],
+      ["assistant", "Let me look."],
+      ["assistant", "It is empty."],
+    ]);
+    expect(view.messages[1].toolCalls[0]).toMatchObject({ status: "done", result: "1 | fn main() {}" });
+    expect(outcomeText(view.outcome)).toBeNull();
+  });
+
+  it("shows partial text while streaming and keeps it after a stop", () => {
+    let view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "tokenDelta", sessionId: sid, text: "Half an ans" },
+    ]);
+    expect(view.running).toBe(true);
+    expect(view.streaming?.text).toBe("Half an ans");
+    view = applyEvent(view, { type: "turnEnded", sessionId: sid, outcome: { kind: "cancelled" } });
+    expect(view.messages.at(-1)?.content).toBe("Half an ans");
+    expect(outcomeText(view.outcome)).toBe("Stopped.");
+  });
+
+  it("marks failed, cancelled and rejected calls", () => {
+    const c2 = { ...call, id: "call_2" };
+    const c3 = { ...call, id: "call_3" };
+    const view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "toolStart", sessionId: sid, call },
+      { type: "toolStart", sessionId: sid, call: c2 },
+      { type: "toolStart", sessionId: sid, call: c3 },
+      { type: "toolError", sessionId: sid, toolCallId: "call_1", error: "no such file" },
+      { type: "toolCancelled", sessionId: sid, toolCallId: "call_2" },
+      { type: "toolRejected", sessionId: sid, toolCallId: "call_3", reason: "User rejected this tool call." },
+      { type: "turnEnded", sessionId: sid, outcome: { kind: "failed", message: "HTTP 401" } },
+    ]);
+    const calls = view.messages.at(-1)!.toolCalls;
+    expect(calls.map((c) => c.status)).toEqual(["failed", "cancelled", "rejected"]);
+    expect(outcomeText(view.outcome)).toBe("The turn failed: HTTP 401");
+  });
+
+  it("does not mutate the previous view", () => {
+    const before = run([{ type: "turnStarted", sessionId: sid }, { type: "toolStart", sessionId: sid, call }]);
+    const snapshot = JSON.stringify(before);
+    applyEvent(before, { type: "toolDone", sessionId: sid, toolCallId: "call_1", result: "x" });
+    expect(JSON.stringify(before)).toBe(snapshot);
+  });
+
+  it("builds a view from stored history without tool-result rows", () => {
+    const view = fromHistory([
+      { id: 1, role: "user", content: "hi", toolCalls: [], createdAt: 0 },
+      { id: 2, role: "assistant", content: "", toolCalls: [{ ...call, status: "done" }], createdAt: 0 },
+      { id: 3, role: "tool", content: "1 | fn main", toolCalls: [], createdAt: 0 },
+      { id: 4, role: "assistant", content: "Done.", toolCalls: [], createdAt: 0 },
+    ]);
+    expect(view.messages.map((m) => m.key)).toEqual(["m1", "m2", "m4"]);
+    expect(outcomeText({ kind: "roundLimit", rounds: 20 })).toBe("Stopped after 20 rounds (the round limit).");
+  });
+});

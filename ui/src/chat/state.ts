@@ -1,0 +1,134 @@
+// The chat's view model and the one function that folds a turn's events into
+// it. Pure, so the whole streaming behaviour is unit-tested without a webview.
+import type { ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome } from "../bindings";
+
+export interface ViewMessage {
+  key: string;
+  role: ChatRole;
+  content: string;
+  toolCalls: ToolCallView[];
+}
+
+export interface ChatView {
+  messages: ViewMessage[];
+  /** Text and reasoning of the round being streamed, not yet stored. */
+  streaming: { text: string; reasoning: string } | null;
+  running: boolean;
+  outcome: TurnOutcome | null;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
+}
+
+export function emptyView(): ChatView {
+  return { messages: [], streaming: null, running: false, outcome: null, usage: null };
+}
+
+/** The view of a stored history: tool results are shown on their cards. */
+export function fromHistory(history: ChatMessage[]): ChatView {
+  const view = emptyView();
+  view.messages = history
+    .filter((m) => m.role !== "tool" && m.role !== "system")
+    .map((m) => ({ key: `m${m.id}`, role: m.role, content: m.content, toolCalls: m.toolCalls }));
+  return view;
+}
+
+function findCall(view: ChatView, id: string): ToolCallView | undefined {
+  for (let i = view.messages.length - 1; i >= 0; i--) {
+    const c = view.messages[i].toolCalls.find((t) => t.id === id);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+let localKey = 0;
+
+/** Adds the person's message optimistically; the backend stores it. */
+export function addUserMessage(view: ChatView, text: string): ChatView {
+  return {
+    ...view,
+    messages: [...view.messages, { key: `local${++localKey}`, role: "user", content: text, toolCalls: [] }],
+  };
+}
+
+/** Folds one event into the view (returns a new view; the input is not changed). */
+export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
+  const view: ChatView = {
+    ...prev,
+    messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
+    streaming: prev.streaming ? { ...prev.streaming } : null,
+  };
+  switch (event.type) {
+    case "turnStarted":
+      view.running = true;
+      view.outcome = null;
+      view.streaming = { text: "", reasoning: "" };
+      break;
+    case "tokenDelta":
+      view.streaming = { text: (view.streaming?.text ?? "") + event.text, reasoning: view.streaming?.reasoning ?? "" };
+      break;
+    case "reasoningDelta":
+      view.streaming = { text: view.streaming?.text ?? "", reasoning: (view.streaming?.reasoning ?? "") + event.text };
+      break;
+    case "assistantMessage":
+      view.messages.push({ key: `m${event.messageId}`, role: "assistant", content: event.text, toolCalls: [] });
+      view.streaming = view.running ? { text: "", reasoning: "" } : null;
+      break;
+    case "toolStart": {
+      let last = view.messages[view.messages.length - 1];
+      if (!last || last.role !== "assistant") {
+        last = { key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [] };
+        view.messages.push(last);
+      }
+      last.toolCalls.push({ ...event.call });
+      break;
+    }
+    case "toolDone": {
+      const c = findCall(view, event.toolCallId);
+      if (c) Object.assign(c, { status: "done", result: event.result });
+      break;
+    }
+    case "toolError": {
+      const c = findCall(view, event.toolCallId);
+      if (c) Object.assign(c, { status: "failed", result: event.error });
+      break;
+    }
+    case "toolCancelled": {
+      const c = findCall(view, event.toolCallId);
+      if (c) c.status = "cancelled";
+      break;
+    }
+    case "toolRejected": {
+      const c = findCall(view, event.toolCallId);
+      if (c) Object.assign(c, { status: "rejected", result: event.reason });
+      break;
+    }
+    case "usage":
+      view.usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, costUsd: event.costUsd };
+      break;
+    case "turnEnded":
+      view.running = false;
+      view.outcome = event.outcome;
+      // Text streamed but never stored (a stop mid-answer) stays visible.
+      if (view.streaming && view.streaming.text.trim() !== "") {
+        view.messages.push({ key: `partial${++localKey}`, role: "assistant", content: view.streaming.text, toolCalls: [] });
+      }
+      view.streaming = null;
+      break;
+    case "openFile":
+      break;
+  }
+  return view;
+}
+
+export function outcomeText(o: TurnOutcome | null): string | null {
+  if (!o) return null;
+  switch (o.kind) {
+    case "completed":
+      return null;
+    case "cancelled":
+      return "Stopped.";
+    case "roundLimit":
+      return `Stopped after ${o.rounds} rounds (the round limit).`;
+    case "failed":
+      return `The turn failed: ${o.message}`;
+  }
+}

@@ -1,0 +1,108 @@
+// The chat page: sessions on the left, the conversation and composer on the
+// right. Events of the running turn are folded into the view as they arrive.
+import * as api from "../api";
+import type { SessionSummary } from "../bindings";
+import { renderConversation } from "../chat/render";
+import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
+import { el } from "../dom";
+
+export interface ChatDeps {
+  api: typeof api;
+  navigate: (hash: string) => void;
+}
+
+const defaultDeps: ChatDeps = { api, navigate: (h) => (location.hash = h) };
+
+export function openFileHash(path: string): string {
+  return `#/view?path=${encodeURIComponent(path)}`;
+}
+
+function sessionList(sessions: SessionSummary[], current: string | null, deps: ChatDeps): HTMLElement {
+  const list = el("ul", { class: "session-list", "data-testid": "session-list" });
+  for (const s of sessions) {
+    const a = el("a", { href: `#/chat/${s.id}`, class: s.id === current ? "active" : "" }, s.title || "New chat");
+    list.append(el("li", { "data-session": s.id }, a));
+  }
+  const newBtn = el("button", { class: "new-chat", type: "button", "data-testid": "new-chat" }, "+ New chat");
+  newBtn.addEventListener("click", async () => {
+    const s = await deps.api.createSession(null, null);
+    deps.navigate(`#/chat/${s.id}`);
+  });
+  return el("aside", { class: "sessions" }, newBtn, list);
+}
+
+/** Mounts the chat for `sessionId` (or the newest session, or an empty state). */
+export async function mountChat(root: HTMLElement, sessionId: string | null, deps: ChatDeps = defaultDeps): Promise<void> {
+  const sessions = await deps.api.listSessions();
+  const current = sessionId ?? sessions[0]?.id ?? null;
+  const conversation = el("div", { class: "conversation", "data-testid": "conversation" });
+  const input = el("textarea", {
+    class: "composer-input",
+    rows: "3",
+    placeholder: current ? "Message Skald… (Enter to send, Shift+Enter for a new line)" : "Create a chat to start",
+    "aria-label": "Message",
+    "data-testid": "composer",
+  });
+  const send = el("button", { type: "button", class: "send", "data-testid": "send" }, "Send");
+  const stop = el("button", { type: "button", class: "stop", "data-testid": "stop", hidden: "" }, "Stop");
+  const composer = el("div", { class: "composer" }, input, send, stop);
+  const main = el("section", { class: "chat-main" }, conversation, composer);
+  root.replaceChildren(el("div", { class: "chat" }, sessionList(sessions, current, deps), main));
+
+  let view: ChatView = emptyView();
+  const openFile = (p: string) => deps.navigate(openFileHash(p));
+  const paint = () => {
+    renderConversation(conversation, view, openFile);
+    stop.hidden = !view.running;
+    send.disabled = view.running || !current;
+    conversation.scrollTop = conversation.scrollHeight;
+  };
+  if (!current) {
+    input.disabled = true;
+    paint();
+    return;
+  }
+  view = fromHistory(await deps.api.sessionHistory(current));
+  paint();
+
+  const submit = async () => {
+    const text = input.value.trim();
+    if (!text || view.running) return;
+    input.value = "";
+    view = addUserMessage(view, text);
+    view = { ...view, running: true };
+    paint();
+    try {
+      await deps.api.sendMessage(current, text, (event) => {
+        view = applyEvent(view, event);
+        paint();
+      });
+    } catch (e) {
+      view = applyEvent(view, {
+        type: "turnEnded",
+        sessionId: current,
+        outcome: { kind: "failed", message: api.errorMessage(e) },
+      });
+      paint();
+    }
+  };
+  const stopTurn = () => {
+    if (view.running) void deps.api.stopTurn(current);
+  };
+  send.addEventListener("click", () => void submit());
+  stop.addEventListener("click", stopTurn);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      void submit();
+    }
+  });
+  // Esc stops the running turn from anywhere on the page.
+  root.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") stopTurn();
+  });
+  document.addEventListener("keydown", function onEsc(e) {
+    if (!root.isConnected) return document.removeEventListener("keydown", onEsc);
+    if (e.key === "Escape") stopTurn();
+  });
+}

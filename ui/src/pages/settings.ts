@@ -1,0 +1,99 @@
+// Settings: LLM providers (base URL, key, model) and the default model.
+import * as api from "../api";
+import type { NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
+import { el } from "../dom";
+
+const DEFAULT_URLS: Record<ProviderKindView, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+  ollama: "http://127.0.0.1:11434",
+};
+
+function providerList(providers: ProviderView[], deps: { api: typeof api }, refresh: () => void): HTMLElement {
+  if (providers.length === 0) {
+    return el("p", { class: "muted", "data-testid": "no-providers" }, "No provider yet. Environment variables (OPENAI_BASE_URL + OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_HOST) are used when none is configured.");
+  }
+  const list = el("ul", { class: "providers", "data-testid": "providers" });
+  for (const p of providers) {
+    const models = el("ul", { class: "models" });
+    for (const m of p.models) {
+      const pick = el("input", { type: "radio", name: "default-model", value: String(m.id), "aria-label": `Use ${m.name}` });
+      pick.checked = m.isDefault;
+      pick.addEventListener("change", async () => {
+        await deps.api.setDefaultModel(m.id);
+        refresh();
+      });
+      models.append(el("li", { "data-model": m.name }, el("label", {}, pick, ` ${m.name}${m.isDefault ? " (default)" : ""}`)));
+    }
+    list.append(
+      el(
+        "li",
+        { "data-provider": p.id },
+        el("strong", {}, p.name),
+        ` — ${p.kind}, ${p.baseUrl ?? DEFAULT_URLS[p.kind]}${p.hasApiKey ? ", key stored" : ""}`,
+        models,
+      ),
+    );
+  }
+  return list;
+}
+
+export function readProviderForm(form: HTMLFormElement): NewProviderInput | string {
+  const data = new FormData(form);
+  const kind = String(data.get("kind") ?? "openai") as ProviderKindView;
+  const name = String(data.get("name") ?? "").trim();
+  const baseUrl = String(data.get("baseUrl") ?? "").trim();
+  const apiKey = String(data.get("apiKey") ?? "").trim();
+  const model = String(data.get("model") ?? "").trim();
+  if (!model) return "Enter a model name, e.g. gpt-4o-mini or llama3.1.";
+  if (baseUrl && !/^https?:\/\//.test(baseUrl)) return "The base URL must start with http:// or https://.";
+  return { kind, name: name || kind, baseUrl: baseUrl || null, apiKey: apiKey || null, model };
+}
+
+export async function mountSettings(root: HTMLElement, deps = { api }): Promise<void> {
+  const refresh = () => void mountSettings(root, deps);
+  let providers: ProviderView[] = [];
+  let loadError = "";
+  try {
+    providers = await deps.api.listProviders();
+  } catch (e) {
+    loadError = api.errorMessage(e);
+  }
+  const message = el("p", { class: "form-message", role: "status" });
+  const form = el(
+    "form",
+    { class: "provider-form", "data-testid": "provider-form" },
+    el("label", {}, "Kind ", (() => {
+      const s = el("select", { name: "kind" });
+      for (const k of ["openai", "anthropic", "ollama"]) s.append(el("option", { value: k }, k));
+      return s;
+    })()),
+    el("label", {}, "Name ", el("input", { name: "name", placeholder: "e.g. OpenRouter" })),
+    el("label", {}, "Base URL ", el("input", { name: "baseUrl", placeholder: "https://api.openai.com/v1" })),
+    el("label", {}, "API key ", el("input", { name: "apiKey", type: "password", autocomplete: "off" })),
+    el("label", {}, "Model ", el("input", { name: "model", placeholder: "gpt-4o-mini" })),
+    el("button", { type: "submit" }, "Add provider"),
+    message,
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const input = readProviderForm(form);
+    if (typeof input === "string") {
+      message.textContent = input;
+      return;
+    }
+    try {
+      await deps.api.addProvider(input);
+      refresh();
+    } catch (err) {
+      message.textContent = api.errorMessage(err);
+    }
+  });
+  root.replaceChildren(
+    el("h1", {}, "Settings"),
+    el("h2", {}, "Providers"),
+    loadError ? el("p", { class: "error", role: "alert" }, loadError) : providerList(providers, deps, refresh),
+    el("h2", {}, "Add a provider"),
+    form,
+  );
+}
