@@ -34,4 +34,6 @@ lint:
 
 bench:
 	cargo run --release -p skald-tools --bin grep-bench
-	cargo run --release -p skald-tools --bin exec-stop-bench
+	cargo run --release -p skald-tools --bin exec-stop-bench -- 50
+	cargo run --release -p skald-session --bin session-bench
+	cargo run --release -p skald-codeintel --bin outline-bench -- $(HOME)/.cargo/registry/src
