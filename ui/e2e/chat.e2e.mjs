@@ -33,6 +33,10 @@ before(async () => {
       { finish_reason: "tool_calls" },
     ],
     ["The code ", 300, "word is ", 300, "**hello-skald**.", { finish_reason: "stop" }],
+    // Second turn: the model starts answering, then stalls until stopped.
+    ["Thinking about it", 60_000, " never sent", { finish_reason: "stop" }],
+    // Third turn: the session works again after a stop.
+    ["Back again.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver(4444, { cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
@@ -120,4 +124,34 @@ test("a chat turn streams text, runs read_file and answers", async () => {
     what: "the file view",
   });
   assert.match(viewed, /hello-skald/);
+});
+
+test("Stop ends a stalled turn at once and the next message works", async () => {
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor(
+    "return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled && document.querySelectorAll('[data-role=assistant]').length > 0",
+    { what: "the chat with its history" },
+  );
+  await setValue("[data-testid=composer]", "Think hard.");
+  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await session.waitFor(
+    "return document.querySelector('[data-role=streaming]')?.textContent.includes('Thinking about it') && !document.querySelector('[data-testid=stop]').hidden",
+    { what: "the stalled stream and the Stop button" },
+  );
+  const started = Date.now();
+  await session.execute("document.querySelector('[data-testid=stop]').click()");
+  await session.waitFor("return document.querySelector('.turn-note')?.textContent === 'Stopped.'", {
+    what: "the turn to stop",
+    timeoutMs: 5_000,
+  });
+  assert.ok(Date.now() - started < 3_000, `stop took ${Date.now() - started} ms`);
+  assert.equal(await session.execute("return !!document.querySelector('[data-testid=turn-running]')"), false);
+
+  await setValue("[data-testid=composer]", "Still there?");
+  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await session.waitFor(
+    "const m = document.querySelectorAll('[data-role=assistant]'); return !document.querySelector('[data-testid=turn-running]') && m[m.length-1]?.textContent.includes('Back again.')",
+    { what: "the answer after the stop" },
+  );
+  assert.equal(mock.requests.length, 4);
 });

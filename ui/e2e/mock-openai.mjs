@@ -23,9 +23,17 @@ export async function startMockOpenAI(script) {
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    // A client that goes away (a stopped turn) ends the scripted stream.
+    const gone = new AbortController();
+    res.on("close", () => gone.abort());
     for (const step of turn) {
+      if (gone.signal.aborted) return;
       if (typeof step === "number") {
-        await sleep(step);
+        try {
+          await sleep(step, undefined, { signal: gone.signal });
+        } catch {
+          return;
+        }
         continue;
       }
       const delta = typeof step === "string" ? { content: step } : step;
@@ -45,7 +53,11 @@ export async function startMockOpenAI(script) {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address();
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, close: () => server.close() };
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /** A tool-call delta fragment, OpenAI style. */
