@@ -62,11 +62,7 @@ pub fn outline_skim(source: &str) -> Option<Vec<OutlineItem>> {
 /// [`skim`] on the source with bodies blanked ([`blank`]), or as it is when
 /// there is nothing to blank. Names are sliced from the original.
 fn skim_blanked(source: &str) -> syn::Result<Vec<OutlineItem>> {
-    let b = blank::blank_bodies(source);
-    if std::env::var_os("BLANK_DEBUG").is_some() {
-        eprintln!("BLANK {} {}", source.len(), b.as_ref().map_or(0, |s| s.bytes().filter(|&c| c == b' ').count()) as i64 - source.bytes().filter(|&c| c == b' ').count() as i64);
-    }
-    match b {
+    match blank::blank_bodies(source) {
         Some(blanked) => skim::outline(&blanked, source),
         None => skim::outline(source, source),
     }
