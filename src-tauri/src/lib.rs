@@ -2,6 +2,7 @@
 //! Thin by design — every decision lives in a library crate that tests
 //! without a webview; this crate only wires them to windows and IPC.
 
+mod attention;
 mod commands;
 mod state;
 mod tray;
@@ -53,6 +54,7 @@ pub fn run() {
             };
             state.watch_restart(app.handle().clone());
             state.resume_in_background();
+            attention::watch(app.handle().clone(), state.store.clone());
             app.manage(state);
             tray::build(app)?;
             Ok(())
@@ -78,6 +80,18 @@ pub fn run() {
             commands::settings::add_provider,
             commands::settings::set_default_model,
             commands::viewer::view_file,
+            commands::approvals::list_pending,
+            commands::approvals::approve_call,
+            commands::approvals::reject_call,
+            commands::approvals::preview_always_allow,
+            commands::approvals::always_allow,
+            commands::rules::list_groups,
+            commands::rules::create_group,
+            commands::rules::delete_group,
+            commands::rules::list_rules,
+            commands::rules::add_rule,
+            commands::rules::update_rule,
+            commands::rules::delete_rule,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use skald_session::{ChatSessionHandler, DefaultProviderResolver, NullSink};
+use skald_session::{ApprovalManager, ChatSessionHandler, DefaultProviderResolver, NullSink};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 
@@ -11,6 +11,7 @@ pub struct AppState {
     pub catalog: ToolCatalog,
     pub store: Store,
     pub sessions: ChatSessionHandler,
+    pub approvals: ApprovalManager,
     pub data_dir: PathBuf,
     /// Where new sessions run unless the person picks a folder.
     pub default_workdir: PathBuf,
@@ -24,21 +25,34 @@ impl AppState {
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
         let catalog = ToolCatalog::new(registry.clone());
+        // Seeded rules are what keeps a fresh install safe; a failure here is
+        // logged and the gate still asks for everything (no rules → require).
+        if let Err(e) = skald_session::bootstrap(&store).await {
+            tracing::error!(error = %e, "seeding the default approval rules failed");
+        }
+        let approvals = ApprovalManager::new(store.clone(), registry.clone());
         let providers = Arc::new(DefaultProviderResolver::new(store.clone()));
         let sessions = ChatSessionHandler::new(
             store.clone(),
             registry,
             providers,
             agents_dir(resource_dir.as_deref()),
-        );
+        )
+        .with_gate(Arc::new(approvals.clone()));
         Ok(Self {
             catalog,
             store,
             sessions,
+            approvals,
             data_dir,
             default_workdir: default_workdir(),
             deps,
         })
+    }
+
+    /// Rule edits made straight through the store must drop the gate's cache.
+    pub fn invalidate_rules(&self) {
+        self.approvals.invalidate_rules();
     }
 
     /// Crash recovery at start: repairs history, re-runs what may be re-run,

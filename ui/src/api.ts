@@ -4,9 +4,14 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   AllTools,
   AppInfo,
+  ApprovalResolution,
   ChatMessage,
   IpcError,
   NewProviderInput,
+  PendingApprovalView,
+  GroupView,
+  RuleInput,
+  RuleView,
   ProviderView,
   SessionEvent,
   SessionSummary,
@@ -58,6 +63,67 @@ export function addProvider(input: NewProviderInput): Promise<ProviderView> {
 
 export function setDefaultModel(modelId: number): Promise<void> {
   return invoke<void>("set_default_model", { modelId });
+}
+
+/** Every call waiting for a person, across sessions (the Agent Inbox). */
+export function listPending(): Promise<PendingApprovalView[]> {
+  return invoke<PendingApprovalView[]>("list_pending");
+}
+
+function eventChannel(onEvent?: (e: SessionEvent) => void): Channel<SessionEvent> {
+  const channel = new Channel<SessionEvent>();
+  channel.onmessage = onEvent ?? (() => undefined);
+  return channel;
+}
+
+/**
+ * Runs a waiting call. When a live turn waits for it, that turn's own channel
+ * carries what follows; otherwise (after a restart) `onEvent` does.
+ */
+export async function approveCall(toolCallId: string, onEvent?: (e: SessionEvent) => void): Promise<void> {
+  await invoke<ApprovalResolution>("approve_call", { toolCallId, onEvent: eventChannel(onEvent) });
+}
+
+export async function rejectCall(toolCallId: string, note: string | null, onEvent?: (e: SessionEvent) => void): Promise<void> {
+  await invoke<ApprovalResolution>("reject_call", { toolCallId, note, onEvent: eventChannel(onEvent) });
+}
+
+/** The rule "always allow" would save for this call, as the settings show it. */
+export function previewAlwaysAllow(toolCallId: string): Promise<string> {
+  return invoke<string>("preview_always_allow", { toolCallId });
+}
+
+/** Saves that rule, then approves the call. */
+export async function alwaysAllow(toolCallId: string, onEvent?: (e: SessionEvent) => void): Promise<void> {
+  await invoke<ApprovalResolution>("always_allow", { toolCallId, onEvent: eventChannel(onEvent) });
+}
+
+export function listGroups(): Promise<GroupView[]> {
+  return invoke<GroupView[]>("list_groups");
+}
+
+export function createGroup(name: string, description: string, copyFrom: string | null): Promise<GroupView> {
+  return invoke<GroupView>("create_group", { name, description, copyFrom });
+}
+
+export function deleteGroup(name: string): Promise<boolean> {
+  return invoke<boolean>("delete_group", { name });
+}
+
+export function listRules(group: string): Promise<RuleView[]> {
+  return invoke<RuleView[]>("list_rules", { group });
+}
+
+export function addRule(input: RuleInput): Promise<RuleView> {
+  return invoke<RuleView>("add_rule", { input });
+}
+
+export function updateRule(id: number, input: RuleInput): Promise<RuleView> {
+  return invoke<RuleView>("update_rule", { id, input });
+}
+
+export function deleteRule(id: number): Promise<boolean> {
+  return invoke<boolean>("delete_rule", { id });
 }
 
 /** A text file for the viewer, through the same policy as read tools. */

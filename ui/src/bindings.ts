@@ -48,7 +48,70 @@ export type ChatMessage = { id: number, role: ChatRole, content: string, toolCal
 
 export type TurnOutcome = { "kind": "completed" } | { "kind": "cancelled" } | { "kind": "roundLimit", rounds: number, } | { "kind": "failed", message: string, };
 
-export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
+export type ApprovalKind = { "type": "write", 
+/**
+ * Absolute path of the file.
+ */
+path: string, 
+/**
+ * The content now; `None` when the file does not exist yet.
+ */
+oldContent: string | null, 
+/**
+ * The predicted content after the call; `None` when it cannot be
+ * predicted (the call would fail, or the file is not text).
+ */
+newContent: string | null, } | { "type": "command", 
+/**
+ * The full command, as it will run.
+ */
+command: string, 
+/**
+ * Where it runs.
+ */
+workingDir: string | null, } | { "type": "generic" };
+
+export type ApprovalRequest = { 
+/**
+ * The durable tool_call_id: what `approve` / `reject` take.
+ */
+toolCallId: string, 
+/**
+ * The tool's name.
+ */
+name: string, labelShort: string, labelFull: string, 
+/**
+ * The file the call acts on, if any.
+ */
+path: string | null, 
+/**
+ * Effective arguments (working directory applied).
+ */
+arguments: JsonValue, 
+/**
+ * Why it is asked, e.g. "no rule matched: asking" or
+ * "asked by rule 5: execute_cmd".
+ */
+reason: string, 
+/**
+ * What the card shows.
+ */
+kind: ApprovalKind, };
+
+export type PendingApprovalView = { sessionId: string, sessionTitle: string, request: ApprovalRequest, 
+/**
+ * Unix milliseconds when the call was made.
+ */
+createdAt: number, 
+/**
+ * Whether a live turn is waiting for the answer (otherwise answering
+ * runs the call on its own, e.g. after a restart).
+ */
+live: boolean, };
+
+export type ApprovalResolution = { "kind": "live" } | { "kind": "settled" };
+
+export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 
@@ -61,3 +124,27 @@ export type NewProviderInput = { kind: ProviderKindView, name: string, baseUrl: 
  * The model to add and make the default.
  */
 model: string, };
+
+export type RuleActionView = "allow" | "require" | "deny";
+
+export type GroupView = { name: string, description: string, 
+/**
+ * Built-in groups (`default`) cannot be deleted.
+ */
+builtin: boolean, };
+
+export type RuleView = { id: number, group: string, agentId: string | null, source: string | null, 
+/**
+ * Exact name, `prefix*`, `*`, or a class: `@fs_read`, `@fs_write`, `@fs_any`.
+ */
+toolPattern: string, 
+/**
+ * `dir/*` (the directory and its subtree), an exact path, or `prefix*`.
+ */
+pathPattern: string | null, action: RuleActionView, note: string | null, 
+/**
+ * Higher first; ties by id.
+ */
+priority: number, };
+
+export type RuleInput = { group: string, toolPattern: string, pathPattern: string | null, action: RuleActionView, note: string | null, priority: number, };

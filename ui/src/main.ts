@@ -1,7 +1,9 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
-import { appInfo, errorMessage, listTools } from "./api";
+import { appInfo, errorMessage, listPending, listTools } from "./api";
 import { el } from "./dom";
 import { mountChat } from "./pages/chat";
+import { mountInbox } from "./pages/inbox";
+import { mountRules } from "./pages/rules";
 import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
 import { mountViewer } from "./pages/viewer";
@@ -31,6 +33,10 @@ async function route(): Promise<void> {
     switch (name) {
       case "tools":
         return await showTools();
+      case "inbox":
+        return await mountInbox(page);
+      case "permissions":
+        return await mountRules(page, arg ?? "default");
       case "settings":
         return await mountSettings(page);
       case "view":
@@ -52,3 +58,18 @@ appInfo()
     if (about) about.textContent = `v${info.version} · schema ${info.schemaVersion}`;
   })
   .catch(() => undefined);
+
+// The Inbox badge: how many calls wait for the person, across sessions.
+async function refreshBadge(): Promise<void> {
+  const badge = document.getElementById("inbox-badge");
+  if (!badge) return;
+  try {
+    const n = (await listPending()).length;
+    badge.textContent = String(n);
+    badge.hidden = n === 0;
+  } catch {
+    badge.hidden = true;
+  }
+}
+void refreshBadge();
+setInterval(() => void refreshBadge(), 2000);

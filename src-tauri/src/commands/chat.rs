@@ -9,7 +9,7 @@ use tauri::ipc::Channel;
 use crate::AppState;
 
 /// Forwards a turn's events to the webview, in order.
-struct ChannelSink(Channel<SessionEvent>);
+pub(crate) struct ChannelSink(pub(crate) Channel<SessionEvent>);
 
 impl EventSink for ChannelSink {
     fn emit(&self, event: SessionEvent) {

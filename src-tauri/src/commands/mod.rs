@@ -1,7 +1,9 @@
 //! Tauri commands: parse, call a library, map errors to `IpcError`.
 
 pub mod app;
+pub mod approvals;
 pub mod chat;
+pub mod rules;
 pub mod settings;
 pub mod tools;
 pub mod viewer;

@@ -1,5 +1,6 @@
 // Rendering of the conversation: messages, the streaming answer, tool cards.
-import type { ToolCallView } from "../bindings";
+import type { ApprovalRequest, ToolCallView } from "../bindings";
+import { type ApprovalActions, approvalPanel } from "./approval";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
 import { type ChatView, outcomeText } from "./state";
@@ -20,7 +21,11 @@ function markdown(src: string): HTMLElement {
 }
 
 /** A tool card: label, status, clickable path, expandable arguments and result. */
-export function toolCard(call: ToolCallView, openFile: (path: string) => void): HTMLElement {
+export function toolCard(
+  call: ToolCallView,
+  openFile: (path: string) => void,
+  approval?: { request: ApprovalRequest; actions: ApprovalActions },
+): HTMLElement {
   const summary = el(
     "summary",
     {},
@@ -45,10 +50,20 @@ export function toolCard(call: ToolCallView, openFile: (path: string) => void): 
   if (call.result !== null) {
     body.append(el("div", { class: "tool-section" }, "Result"), el("pre", { class: "tool-result" }, call.result));
   }
-  return el("details", { class: `tool-card status-${call.status}`, "data-tool-call": call.id, "data-tool-name": call.name }, summary, body);
+  const card = el("details", { class: `tool-card status-${call.status}`, "data-tool-call": call.id, "data-tool-name": call.name }, summary, body);
+  if (approval) {
+    card.append(approvalPanel(approval.request, approval.actions));
+    card.open = true;
+  }
+  return card;
 }
 
-export function renderConversation(root: HTMLElement, view: ChatView, openFile: (path: string) => void): void {
+export function renderConversation(
+  root: HTMLElement,
+  view: ChatView,
+  openFile: (path: string) => void,
+  actions?: ApprovalActions,
+): void {
   const items: HTMLElement[] = [];
   for (const m of view.messages) {
     const cls = `msg msg-${m.role}`;
@@ -56,7 +71,10 @@ export function renderConversation(root: HTMLElement, view: ChatView, openFile: 
     if (m.content.trim() !== "") {
       node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
     }
-    for (const c of m.toolCalls) node.append(toolCard(c, openFile));
+    for (const c of m.toolCalls) {
+      const request = view.approvals[c.id];
+      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+    }
     items.push(node);
   }
   if (view.streaming && (view.streaming.text !== "" || view.streaming.reasoning !== "")) {

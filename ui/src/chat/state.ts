@@ -1,6 +1,6 @@
 // The chat's view model and the one function that folds a turn's events into
 // it. Pure, so the whole streaming behaviour is unit-tested without a webview.
-import type { ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome } from "../bindings";
+import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome } from "../bindings";
 
 export interface ViewMessage {
   key: string;
@@ -16,10 +16,12 @@ export interface ChatView {
   running: boolean;
   outcome: TurnOutcome | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
+  /** Calls waiting for the person, by tool_call_id. */
+  approvals: Record<string, ApprovalRequest>;
 }
 
 export function emptyView(): ChatView {
-  return { messages: [], streaming: null, running: false, outcome: null, usage: null };
+  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {} };
 }
 
 /** The view of a stored history: tool results are shown on their cards. */
@@ -55,6 +57,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     ...prev,
     messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
     streaming: prev.streaming ? { ...prev.streaming } : null,
+    approvals: { ...prev.approvals },
   };
   switch (event.type) {
     case "turnStarted":
@@ -81,22 +84,32 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       last.toolCalls.push({ ...event.call });
       break;
     }
+    case "approvalRequired": {
+      view.approvals[event.request.toolCallId] = event.request;
+      const c = findCall(view, event.request.toolCallId);
+      if (c) c.status = "pending";
+      break;
+    }
     case "toolDone": {
+      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
       if (c) Object.assign(c, { status: "done", result: event.result });
       break;
     }
     case "toolError": {
+      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
       if (c) Object.assign(c, { status: "failed", result: event.error });
       break;
     }
     case "toolCancelled": {
+      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
       if (c) c.status = "cancelled";
       break;
     }
     case "toolRejected": {
+      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
       if (c) Object.assign(c, { status: "rejected", result: event.reason });
       break;
@@ -106,6 +119,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       break;
     case "turnEnded":
       view.running = false;
+      view.approvals = {};
       view.outcome = event.outcome;
       // Text streamed but never stored (a stop mid-answer) stays visible.
       if (view.streaming && view.streaming.text.trim() !== "") {

@@ -51,8 +51,14 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
 
   let view: ChatView = emptyView();
   const openFile = (p: string) => deps.navigate(openFileHash(p));
+  const actions = {
+    approve: (id: string) => deps.api.approveCall(id),
+    reject: (id: string, note: string | null) => deps.api.rejectCall(id, note),
+    previewAlwaysAllow: (id: string) => deps.api.previewAlwaysAllow(id),
+    alwaysAllow: (id: string) => deps.api.alwaysAllow(id),
+  };
   const paint = () => {
-    renderConversation(conversation, view, openFile);
+    renderConversation(conversation, view, openFile, actions);
     stop.hidden = !view.running;
     send.disabled = view.running || !current;
     conversation.scrollTop = conversation.scrollHeight;

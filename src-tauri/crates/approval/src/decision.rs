@@ -101,7 +101,7 @@ impl Decision {
         let rule = rule.to_ref();
         let verb = match rule.action {
             Action::Allow => "allowed",
-            Action::Require => "approval required",
+            Action::Require => "asked",
             Action::Deny => "denied",
         };
         Self {

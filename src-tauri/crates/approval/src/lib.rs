@@ -28,6 +28,7 @@ mod error;
 mod evaluate;
 mod paths;
 mod pattern;
+mod preview;
 mod rule;
 mod run_context;
 mod seed;
@@ -39,6 +40,7 @@ pub use decision::{Basis, Decision, FastPath, RuleRef};
 pub use error::{ApprovalError, Result};
 pub use evaluate::{decide, evaluate};
 pub use pattern::{FS_READ_TOOLS, FS_WRITE_TOOLS, PathPattern, ToolClass, ToolPattern};
+pub use preview::{MAX_PREVIEW_BYTES, WritePreview, is_write_tool, predict_content, predict_write};
 pub use rule::{Action, Rule, RulesSnapshot, load_snapshot};
 pub use run_context::RunContext;
 pub use seed::{

@@ -13,11 +13,13 @@ use std::sync::Arc;
 
 use skald_protocol::TurnOutcome;
 use skald_session::{
-    ChatSessionHandler, DefaultProviderResolver, SessionError, SessionParams, TurnOptions,
+    ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError, SessionParams,
+    TurnOptions,
 };
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
+use crate::approve::{ApproveMode, ApprovingSink};
 use crate::print::PrintSink;
 use crate::{EXIT_RESTART, fail, print_out};
 
@@ -49,6 +51,7 @@ pub fn agents_dir(data_dir: &Path) -> PathBuf {
 
 pub struct Host {
     pub handler: ChatSessionHandler,
+    pub approvals: ApprovalManager,
     pub deps: BuiltinDeps,
     store: Store,
 }
@@ -56,13 +59,19 @@ pub struct Host {
 impl Host {
     pub async fn open(data_dir: &Path) -> Result<Self, String> {
         let store = Store::open(data_dir).await.map_err(|e| e.to_string())?;
+        if let Err(e) = skald_session::bootstrap(&store).await {
+            tracing::warn!(error = %e, "cannot seed the approval rules");
+        }
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
         let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
+        let approvals = ApprovalManager::new(store.clone(), registry.clone());
         let handler =
-            ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir));
+            ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir))
+                .with_gate(Arc::new(approvals.clone()));
         Ok(Self {
             handler,
+            approvals,
             deps,
             store,
         })
@@ -94,6 +103,7 @@ pub struct ChatArgs {
     pub session: Option<String>,
     pub model: Option<String>,
     pub workdir: Option<PathBuf>,
+    pub approve: ApproveMode,
 }
 
 pub async fn chat(data_dir: &Path, args: ChatArgs) -> ExitCode {
@@ -146,7 +156,7 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     };
     eprintln!("skald: session {session_id}");
     let ctrl_c = stop_on_ctrl_c(h, &session_id);
-    let sink = PrintSink::new();
+    let sink = ApprovingSink::new(args.approve, host.approvals.clone());
     let result = h
         .send_message_with(
             &session_id,
@@ -156,7 +166,7 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
         )
         .await;
     ctrl_c.abort();
-    sink.end_line();
+    sink.print.end_line();
     match result {
         Ok(outcome) => outcome_code(&outcome),
         Err(e) => start_error(&e),

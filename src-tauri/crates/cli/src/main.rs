@@ -3,8 +3,10 @@
 //!
 //! Exit codes: 0 success, 1 the tool (or turn) failed, 2 bad input (unknown
 //! tool or session, malformed JSON, schema violation, no provider), 3 the
-//! round limit was reached, 75 a restart was requested, 130 stopped.
+//! round limit was reached, 4 the call was rejected (a deny rule, or the
+//! person / `--approve no`), 75 a restart was requested, 130 stopped.
 
+mod approve;
 mod catalog_md;
 mod chat;
 mod print;
@@ -68,6 +70,31 @@ enum Command {
         /// the session's own for `--session`).
         #[arg(long, value_name = "DIR")]
         workdir: Option<PathBuf>,
+        /// How calls the rules ask about are answered: on the terminal,
+        /// approved, or rejected. A deny rule is always final.
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
+    },
+    /// List the tool calls waiting for approval, across sessions.
+    Inbox {
+        /// Machine-readable (the `PendingApprovalView` IPC type).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a waiting call (its id from `skald inbox`): it runs, and its
+    /// turn continues when a provider is configured.
+    Approve {
+        /// The tool call id.
+        id: String,
+    },
+    /// Reject a waiting call; the model reads "User rejected this tool
+    /// call." plus " Reason: NOTE" when a note is given.
+    Reject {
+        /// The tool call id.
+        id: String,
+        /// Why, told to the model.
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -96,6 +123,10 @@ enum ToolCommand {
         /// Working directory the call runs in (default: the current one).
         #[arg(long, value_name = "DIR")]
         workdir: Option<PathBuf>,
+        /// How a call the rules ask about is answered: on the terminal,
+        /// approved, or rejected. A deny rule is always final.
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
     },
 }
 
@@ -146,9 +177,10 @@ async fn run(cli: Cli) -> ExitCode {
                     name,
                     args,
                     workdir,
+                    approve,
                 },
         } => {
-            let code = run_tool(&registry, &name, &args, workdir).await;
+            let code = run_tool(&registry, &name, &args, workdir, cli.data_dir, approve).await;
             if code == ExitCode::SUCCESS && deps.restart.is_requested() {
                 eprintln!(
                     "skald: restart requested; exiting with {EXIT_RESTART} so a supervisor can restart"
@@ -163,6 +195,7 @@ async fn run(cli: Cli) -> ExitCode {
             session,
             model,
             workdir,
+            approve,
         } => match data_dir(cli.data_dir) {
             Ok(dir) => {
                 let args = chat::ChatArgs {
@@ -170,6 +203,7 @@ async fn run(cli: Cli) -> ExitCode {
                     session,
                     model,
                     workdir,
+                    approve,
                 };
                 chat::chat(&dir, args).await
             }
@@ -181,6 +215,18 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Resume { model } => match data_dir(cli.data_dir) {
             Ok(dir) => chat::resume(&dir, model).await,
+            Err(code) => code,
+        },
+        Command::Inbox { json } => match data_dir(cli.data_dir) {
+            Ok(dir) => approve::inbox(&dir, json).await,
+            Err(code) => code,
+        },
+        Command::Approve { id } => match data_dir(cli.data_dir) {
+            Ok(dir) => approve::resolve(&dir, &id, true, None).await,
+            Err(code) => code,
+        },
+        Command::Reject { id, note } => match data_dir(cli.data_dir) {
+            Ok(dir) => approve::resolve(&dir, &id, false, note).await,
             Err(code) => code,
         },
     }
@@ -197,6 +243,8 @@ async fn run_tool(
     name: &str,
     args: &str,
     workdir: Option<PathBuf>,
+    data_dir_flag: Option<PathBuf>,
+    approve: approve::ApproveMode,
 ) -> ExitCode {
     if !registry.contains(name) {
         return fail(
@@ -233,6 +281,14 @@ async fn run_tool(
         );
     }
     let args = registry.effective_args(name, args, &workdir);
+    let dir = match data_dir(data_dir_flag) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    if let Err(code) = approve::gate_tool_run(&dir, registry, name, &args, &workdir, approve).await
+    {
+        return code;
+    }
     let Some(exec) = registry.run(name, args) else {
         return fail(2, &format!("unknown tool `{name}`"));
     };

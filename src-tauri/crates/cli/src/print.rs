@@ -92,6 +92,12 @@ impl EventSink for PrintSink {
                 let label = self.label(&tool_call_id);
                 self.tool_line(&format!("✗ {label}: rejected: {}", first_line(&reason)));
             }
+            SessionEvent::ApprovalRequired { request, .. } => {
+                self.tool_line(&format!(
+                    "? {}: waiting for approval ({}); id {}",
+                    request.label_short, request.reason, request.tool_call_id
+                ));
+            }
             SessionEvent::AssistantMessage { .. } | SessionEvent::TurnEnded { .. } => {
                 self.end_line();
             }

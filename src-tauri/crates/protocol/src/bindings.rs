@@ -5,9 +5,10 @@
 use ts_rs::{Config, TS};
 
 use crate::{
-    AllTools, AppInfo, ChatMessage, ChatRole, ErrorCode, IpcError, ModelView, NewProviderInput,
-    ProviderKindView, ProviderView, SessionEvent, SessionSummary, ToolCallStatus, ToolCallView,
-    ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, ChatMessage, ChatRole,
+    ErrorCode, GroupView, IpcError, ModelView, NewProviderInput, PendingApprovalView,
+    ProviderKindView, ProviderView, RuleActionView, RuleInput, RuleView, SessionEvent,
+    SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -36,11 +37,19 @@ pub fn typescript() -> String {
         decl::<ToolCallView>(&cfg),
         decl::<ChatMessage>(&cfg),
         decl::<TurnOutcome>(&cfg),
+        decl::<ApprovalKind>(&cfg),
+        decl::<ApprovalRequest>(&cfg),
+        decl::<PendingApprovalView>(&cfg),
+        decl::<ApprovalResolution>(&cfg),
         decl::<SessionEvent>(&cfg),
         decl::<ProviderKindView>(&cfg),
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<NewProviderInput>(&cfg),
+        decl::<RuleActionView>(&cfg),
+        decl::<GroupView>(&cfg),
+        decl::<RuleView>(&cfg),
+        decl::<RuleInput>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

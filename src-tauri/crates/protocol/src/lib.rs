@@ -6,14 +6,18 @@
 //! `ui/src/bindings.ts` are generated from it (see [`bindings`]).
 
 mod app;
+mod approval;
 pub mod bindings;
 mod error;
+mod rules;
 mod session;
 mod settings;
 mod tools;
 
 pub use app::AppInfo;
+pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
 pub use error::{ErrorCode, IpcError};
+pub use rules::{GroupView, RuleActionView, RuleInput, RuleView};
 pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
 pub use settings::{ModelView, NewProviderInput, ProviderKindView, ProviderView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

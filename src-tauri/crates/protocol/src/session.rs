@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::ToolCallStatus;
+use crate::{ApprovalRequest, ToolCallStatus};
 
 /// A chat session as the sessions list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -125,6 +125,12 @@ pub enum SessionEvent {
         session_id: String,
         tool_call_id: String,
         reason: String,
+    },
+    /// A call waits for a person's approval (the row is `pending`); answer
+    /// with `approve` / `reject` and `request.toolCallId`.
+    ApprovalRequired {
+        session_id: String,
+        request: ApprovalRequest,
     },
     /// Ask the UI to open a file in the viewer.
     OpenFile {

@@ -35,7 +35,17 @@ pub(crate) fn tool_calls_json(calls: &[ToolCall]) -> Option<Value> {
 /// assistant message that asked for them, in call order; a call without a
 /// stored result gets [`notes::NO_RESULT`]; stray results are dropped. So
 /// even a history damaged by a crash yields a request providers accept.
+#[cfg(test)]
 pub(crate) fn to_messages(rows: &[MessageRow]) -> Vec<Message> {
+    to_messages_awaiting(rows, &std::collections::HashSet::new())
+}
+
+/// [`to_messages`], with the calls in `awaiting` (waiting for a person's
+/// approval) answered by [`notes::AWAITING_APPROVAL`] until they are settled.
+pub(crate) fn to_messages_awaiting(
+    rows: &[MessageRow],
+    awaiting: &std::collections::HashSet<String>,
+) -> Vec<Message> {
     let mut results: HashMap<&str, &str> = HashMap::new();
     for r in rows {
         if r.role == Role::Tool
@@ -43,6 +53,11 @@ pub(crate) fn to_messages(rows: &[MessageRow]) -> Vec<Message> {
         {
             results.entry(id.as_str()).or_insert(r.content.as_str());
         }
+    }
+    for id in awaiting {
+        results
+            .entry(id.as_str())
+            .or_insert(notes::AWAITING_APPROVAL);
     }
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {

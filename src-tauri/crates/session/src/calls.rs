@@ -29,6 +29,8 @@ pub(crate) enum Outcome {
     Cancelled(&'static str),
     /// The reason.
     Rejected(String),
+    /// Rejected by the person, with their note.
+    UserRejected(Option<String>),
 }
 
 /// A call's arguments, read for running.
@@ -159,6 +161,9 @@ pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
     });
 }
 
+/// The source recorded for registry tools (`known_tools.source`, rules).
+pub(crate) const REGISTRY_SOURCE: &str = "builtin";
+
 /// The gate, then the execution, raced against `cancel` throughout.
 pub(crate) async fn execute(
     t: &Turn<'_>,
@@ -175,6 +180,7 @@ pub(crate) async fn execute(
         tool_call_id: id.to_string(),
         name: name.to_string(),
         category: registry.category_of(name),
+        source: registry.contains(name).then(|| REGISTRY_SOURCE.to_string()),
         path: registry.target_path(name, &args),
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
@@ -187,38 +193,81 @@ pub(crate) async fn execute(
     match decision {
         GateDecision::Allow => {}
         GateDecision::Reject { reason } => {
-            repo.set_decision(id, Some("rejected"), Some(&reason))
+            repo.set_decision(id, Some(DECISION_REJECTED), Some(&reason))
                 .await?;
             return Ok(Outcome::Rejected(reason));
         }
         GateDecision::Ask(pending) => {
+            let (answer, request) = pending.into_parts();
             repo.set_status(id, ToolCallStatus::Pending).await?;
+            if let Some(request) = request {
+                t.emit(SessionEvent::ApprovalRequired {
+                    session_id: t.session_id().to_string(),
+                    request,
+                });
+            }
             let verdict = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
-                v = pending.into_future() => v,
+                v = answer => v,
             };
-            match verdict {
-                Verdict::Allow => {
-                    repo.set_decision(id, Some("approved"), None).await?;
-                    repo.set_status(id, ToolCallStatus::Running).await?;
-                }
-                Verdict::Reject { reason } => {
-                    repo.set_decision(id, Some("rejected"), Some(&reason))
-                        .await?;
-                    return Ok(Outcome::Rejected(reason));
-                }
+            if let Some(outcome) = apply_verdict(t, id, verdict).await? {
+                return Ok(outcome);
             }
         }
     }
-    let Some(exec) = registry.run(name, gate_call.arguments) else {
-        return Ok(Outcome::Failed(notes::unknown_tool(name, &available(t))));
+    Ok(run_tool(t, name, gate_call.arguments, cancel).await)
+}
+
+/// `chat_llm_tools.decision` once a person approved.
+pub(crate) const DECISION_APPROVED: &str = "approved";
+/// `chat_llm_tools.decision` once rejected (by policy or a person).
+pub(crate) const DECISION_REJECTED: &str = "rejected";
+
+/// Records a person's (or a late rule's) answer. `None`: approved, run it.
+pub(crate) async fn apply_verdict(
+    t: &Turn<'_>,
+    id: &str,
+    verdict: Verdict,
+) -> Result<Option<Outcome>, SessionError> {
+    let repo = t.inner.store.tool_calls();
+    Ok(match verdict {
+        Verdict::Allow => {
+            repo.set_decision(id, Some(DECISION_APPROVED), Some("approved by the user"))
+                .await?;
+            repo.set_status(id, ToolCallStatus::Running).await?;
+            None
+        }
+        Verdict::Reject { reason } => {
+            repo.set_decision(id, Some(DECISION_REJECTED), Some(&reason))
+                .await?;
+            Some(Outcome::Rejected(reason))
+        }
+        Verdict::UserReject { note } => {
+            let note = note.filter(|n| !n.trim().is_empty());
+            let reason = note.as_deref().unwrap_or("rejected by the user");
+            repo.set_decision(id, Some(DECISION_REJECTED), Some(reason))
+                .await?;
+            Some(Outcome::UserRejected(note))
+        }
+    })
+}
+
+/// Runs an allowed call through the registry, stoppable by `cancel`.
+pub(crate) async fn run_tool(
+    t: &Turn<'_>,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+) -> Outcome {
+    let Some(exec) = t.inner.registry.run(name, args) else {
+        return Outcome::Failed(notes::unknown_tool(name, &available(t)));
     };
-    Ok(match drive_execution(exec.as_ref(), cancel).await {
+    match drive_execution(exec.as_ref(), cancel).await {
         ExecutionOutcome::Completed(out) => Outcome::Done(out),
         ExecutionOutcome::Failed(e) => Outcome::Failed(e.to_string()),
         ExecutionOutcome::Cancelled => Outcome::Cancelled(notes::CANCELLED),
-    })
+    }
 }
 
 /// Finishes the row, appends the `tool` message, emits the event.
@@ -228,12 +277,17 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
         Outcome::Failed(e) => (ToolCallStatus::Failed, notes::error(e)),
         Outcome::Cancelled(note) => (ToolCallStatus::Cancelled, (*note).to_string()),
         Outcome::Rejected(reason) => (ToolCallStatus::Rejected, notes::rejected(reason)),
+        Outcome::UserRejected(note) => (
+            ToolCallStatus::Rejected,
+            notes::user_rejected(note.as_deref()),
+        ),
     };
     let store = &t.inner.store;
     store
         .tool_calls()
         .finish(id, status, Some(&content), None)
         .await?;
+    let content_for_event = content.clone();
     append_result(t, id, content).await?;
     let session_id = t.session_id().to_string();
     let tool_call_id = id.to_string();
@@ -256,6 +310,11 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
             session_id,
             tool_call_id,
             reason,
+        },
+        Outcome::UserRejected(_) => SessionEvent::ToolRejected {
+            session_id,
+            tool_call_id,
+            reason: content_for_event,
         },
     });
     Ok(())

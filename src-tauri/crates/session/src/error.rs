@@ -20,6 +20,10 @@ pub enum SessionError {
     #[error("session {0} is busy: a turn is already running (stop it or wait for it to finish)")]
     Busy(String),
 
+    /// No call with this id waits for approval (unknown, or already settled).
+    #[error("no pending approval {0} (unknown, or already answered)")]
+    NoPendingApproval(String),
+
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -87,9 +91,9 @@ impl SessionError {
     /// The stable IPC code for this error.
     pub fn code(&self) -> ErrorCode {
         match self {
-            SessionError::SessionNotFound(_) | SessionError::AgentNotFound { .. } => {
-                ErrorCode::NotFound
-            }
+            SessionError::SessionNotFound(_)
+            | SessionError::AgentNotFound { .. }
+            | SessionError::NoPendingApproval(_) => ErrorCode::NotFound,
             SessionError::Busy(_)
             | SessionError::NoProvider(_)
             | SessionError::WorkingDir { .. }

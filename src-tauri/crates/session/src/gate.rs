@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use skald_core_api::{BoxFuture, ToolCategory};
+use skald_protocol::ApprovalRequest;
 
 /// What the gate is asked about: one call, with its effective arguments.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +24,9 @@ pub struct GateCall {
     pub arguments: Value,
     /// `None` for tools outside the registry.
     pub category: Option<ToolCategory>,
+    /// Where the tool comes from (`builtin` for the registry), for rules
+    /// with a source; `None` when unknown.
+    pub source: Option<String>,
     /// The file the call acts on, if any.
     pub path: Option<String>,
     pub working_dir: PathBuf,
@@ -32,20 +36,45 @@ pub struct GateCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     Allow,
-    Reject { reason: String },
+    /// Rejected by policy; the model reads "Rejected: <reason>. …".
+    Reject {
+        reason: String,
+    },
+    /// Rejected by the person; the model reads exactly
+    /// "User rejected this tool call." plus " Reason: <note>" when given.
+    UserReject {
+        note: Option<String>,
+    },
 }
 
 /// A question put to a person; resolves to their [`Verdict`]. Dropping it
 /// (on `/stop`) withdraws the question.
-pub struct PendingApproval(BoxFuture<'static, Verdict>);
+pub struct PendingApproval {
+    answer: BoxFuture<'static, Verdict>,
+    request: Option<Box<ApprovalRequest>>,
+}
 
 impl PendingApproval {
     pub fn new(answer: impl std::future::Future<Output = Verdict> + Send + 'static) -> Self {
-        Self(Box::pin(answer))
+        Self {
+            answer: Box::pin(answer),
+            request: None,
+        }
     }
 
-    pub(crate) fn into_future(self) -> BoxFuture<'static, Verdict> {
-        self.0
+    /// What the person is shown: the driver emits it as
+    /// `SessionEvent::ApprovalRequired` once the row is `pending`.
+    pub fn with_request(mut self, request: ApprovalRequest) -> Self {
+        self.request = Some(Box::new(request));
+        self
+    }
+
+    pub fn request(&self) -> Option<&ApprovalRequest> {
+        self.request.as_deref()
+    }
+
+    pub(crate) fn into_parts(self) -> (BoxFuture<'static, Verdict>, Option<ApprovalRequest>) {
+        (self.answer, self.request.map(|r| *r))
     }
 }
 
@@ -70,6 +99,31 @@ pub enum GateDecision {
 /// Decides whether a call may run.
 pub trait ApprovalGate: Send + Sync {
     fn check<'a>(&'a self, call: &'a GateCall) -> BoxFuture<'a, GateDecision>;
+
+    /// Delivers a person's answer to a live wait on `tool_call_id`. Returns
+    /// whether a turn was waiting (otherwise the caller settles the stored
+    /// pending row itself). Default: nothing ever waits here.
+    fn answer(&self, _tool_call_id: &str, _verdict: Verdict) -> bool {
+        false
+    }
+
+    /// Whether a live turn waits on `tool_call_id`.
+    fn is_waiting(&self, _tool_call_id: &str) -> bool {
+        false
+    }
+
+    /// The tool definitions the session may be offered (a tool denied by
+    /// name is hidden). Default: all of them.
+    fn visible_tools<'a>(
+        &'a self,
+        _session_id: &'a str,
+        defs: Vec<Value>,
+    ) -> BoxFuture<'a, Vec<Value>> {
+        Box::pin(std::future::ready(defs))
+    }
+
+    /// The session was stopped: forget its bypasses.
+    fn session_stopped(&self, _session_id: &str) {}
 }
 
 /// The default gate: every call is allowed.

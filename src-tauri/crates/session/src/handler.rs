@@ -98,7 +98,7 @@ pub struct ChatSessionHandler {
 pub(crate) struct Slot<'a> {
     inner: &'a Inner,
     session_id: String,
-    token: CancellationToken,
+    pub token: CancellationToken,
 }
 
 impl Drop for Slot<'_> {
@@ -112,12 +112,12 @@ impl Drop for Slot<'_> {
 }
 
 /// A turn ready to run: the session, its root frame, model and prompt.
-struct Prepared {
-    session: SessionRow,
-    frame: StackFrameRow,
-    workdir: PathBuf,
-    system: String,
-    model: ResolvedModel,
+pub(crate) struct Prepared {
+    pub session: SessionRow,
+    pub frame: StackFrameRow,
+    pub workdir: PathBuf,
+    pub system: String,
+    pub model: ResolvedModel,
 }
 
 impl ChatSessionHandler {
@@ -222,9 +222,11 @@ impl ChatSessionHandler {
     }
 
     /// Stops the session's running turn: the LLM request is dropped, the
-    /// running tool stopped, waits for approval resolve as cancelled. Returns
-    /// whether a turn was running.
+    /// running tool stopped, waits for approval resolve as cancelled, and the
+    /// person's bypasses for the session are cleared. Returns whether a turn
+    /// was running.
     pub fn stop(&self, session_id: &str) -> bool {
+        self.inner.gate.session_stopped(session_id);
         let active = self
             .inner
             .active
@@ -309,7 +311,7 @@ impl ChatSessionHandler {
 
     /// Ends a turn: the frame goes back to waiting, the session is touched and
     /// `TurnEnded` is emitted. A failure inside the turn becomes its outcome.
-    async fn end_turn(
+    pub(crate) async fn end_turn(
         &self,
         turn: &Turn<'_>,
         result: Result<TurnOutcome, SessionError>,
@@ -493,7 +495,7 @@ impl ChatSessionHandler {
 
     /// Everything a turn needs before it may start; any failure here is an
     /// error of `send_message`, with nothing written.
-    async fn prepare(
+    pub(crate) async fn prepare(
         &self,
         session_id: &str,
         model: Option<&str>,
@@ -512,7 +514,7 @@ impl ChatSessionHandler {
         })
     }
 
-    fn turn<'a>(&'a self, p: &'a Prepared, sink: &'a dyn EventSink) -> Turn<'a> {
+    pub(crate) fn turn<'a>(&'a self, p: &'a Prepared, sink: &'a dyn EventSink) -> Turn<'a> {
         Turn {
             inner: &self.inner,
             session: &p.session,

@@ -9,6 +9,7 @@
 //! `ToolExecution` near the DB: the driver mirrors state itself.
 
 mod agent;
+mod approval;
 mod assemble;
 mod calls;
 mod error;
@@ -16,6 +17,7 @@ mod events;
 mod gate;
 mod handler;
 mod ids;
+mod inbox;
 mod known_tools;
 pub mod notes;
 mod provider;
@@ -26,6 +28,7 @@ pub mod testing;
 mod turn;
 
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, load_system_prompt};
+pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};

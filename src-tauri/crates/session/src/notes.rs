@@ -29,6 +29,19 @@ pub fn rejected(reason: &str) -> String {
     format!("Rejected: {reason}. The call was not run.")
 }
 
+/// What the model reads when the person rejected a call: exactly
+/// "User rejected this tool call." plus " Reason: <note>" when given.
+pub fn user_rejected(note: Option<&str>) -> String {
+    match note.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(note) => format!("User rejected this tool call. Reason: {note}"),
+        None => "User rejected this tool call.".to_string(),
+    }
+}
+
+/// A call still waiting for the person's approval (the row is `pending`).
+pub const AWAITING_APPROVAL: &str =
+    "Waiting for the user's approval; not run yet. Its result arrives once they decide.";
+
 /// The error for a tool name the model made up.
 pub fn unknown_tool(name: &str, available: &[String]) -> String {
     format!(

@@ -11,6 +11,10 @@
 //! - a call with no row at all (the crash came before it started) is
 //!   recorded `cancelled` as not started.
 //!
+//! A row waiting for a person's approval (`pending`, decision `require`) is
+//! left untouched: it is the Agent Inbox's truth, answered with
+//! `ChatSessionHandler::approve` / `reject`, even after a restart.
+//!
 //! Rows still unfinished that no assistant message mentions are closed as
 //! interrupted. Nothing here calls the LLM; the caller decides whether the
 //! cut-short turn is answered ([`ResumeReport::needs_answer`]).
@@ -20,6 +24,7 @@ use std::collections::{HashMap, HashSet};
 use skald_core_api::{CancellationToken, RestartHint};
 use skald_store::{Role, ToolCallRow, ToolCallStatus};
 
+use crate::approval::awaits_approval;
 use crate::assemble::{arguments_value, tool_calls_of};
 use crate::calls::{Outcome, append_result, emit_start, execute, record, skip};
 use crate::error::SessionError;
@@ -94,6 +99,10 @@ pub(crate) async fn resume_session(
                 }
                 continue;
             }
+            // Waiting for a person (the Inbox): left as it is.
+            if row.as_ref().is_some_and(awaits_approval) {
+                continue;
+            }
             appended = true;
             match row {
                 Some(row) if row.status.is_terminal() => {
@@ -115,7 +124,7 @@ pub(crate) async fn resume_session(
 
     // Unfinished rows no assistant message mentions: close them, no message.
     for row in rows.into_values() {
-        if !row.status.is_terminal() && !mentioned.contains(&row.id) {
+        if !row.status.is_terminal() && !mentioned.contains(&row.id) && !awaits_approval(&row) {
             store
                 .tool_calls()
                 .finish(

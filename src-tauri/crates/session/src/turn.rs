@@ -19,7 +19,8 @@ use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{NewMessage, Role, SessionRow};
 use skald_tools::tool_names as tn;
 
-use crate::assemble::{to_messages, tool_calls_json};
+use crate::approval::awaits_approval;
+use crate::assemble::{to_messages_awaiting, tool_calls_json};
 use crate::calls::{run_call, skip_cancelled};
 use crate::error::SessionError;
 use crate::events::EventSink;
@@ -126,6 +127,14 @@ pub(crate) async fn run_rounds(
 async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
     let store = &t.inner.store;
     let rows = store.history().list_for_frame(t.frame_id).await?;
+    let awaiting: HashSet<String> = store
+        .tool_calls()
+        .list_for_session(t.session_id())
+        .await?
+        .into_iter()
+        .filter(awaits_approval)
+        .map(|r| r.id)
+        .collect();
     let mut tools: Vec<Value> = t.inner.base_defs.clone();
     if !t.inner.config_defs.is_empty()
         && store
@@ -137,10 +146,13 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     {
         tools.extend(t.inner.config_defs.iter().cloned());
     }
+    // A tool the session's group denies by name is not offered (the lazy
+    // config group included); MCP tools always are.
+    let tools = t.inner.gate.visible_tools(t.session_id(), tools).await;
     Ok(ChatRequest {
         model: model.model.clone(),
         system: (!t.system.is_empty()).then(|| t.system.to_string()),
-        messages: to_messages(&rows),
+        messages: to_messages_awaiting(&rows, &awaiting),
         tools,
         max_tokens: None,
         temperature: None,

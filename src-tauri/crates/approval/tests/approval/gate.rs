@@ -34,7 +34,7 @@ fn reasons_name_the_rule() {
     );
     assert_eq!(
         reason(tn::EXECUTE_CMD, json!({})),
-        "approval required by rule 13: execute_cmd"
+        "asked by rule 13: execute_cmd"
     );
     assert_eq!(reason(tn::RESTART, json!({})), "denied by rule 14: restart");
     assert_eq!(reason(tn::LIST_ITEMS, json!({})), "no rule matched: asking");

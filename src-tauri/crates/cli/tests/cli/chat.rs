@@ -192,6 +192,8 @@ fn ctrl_c_stops_the_turn_and_its_command() {
             "m",
             "--workdir",
             work.to_str().unwrap(),
+            "--approve",
+            "yes",
             "sleep",
         ])
         .env("OPENAI_BASE_URL", mock.base_url())

@@ -55,6 +55,8 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
             "test-model",
             "--workdir",
             work.to_str().unwrap(),
+            "--approve",
+            "yes",
             "Run the slow thing",
         ])
         .stdout(Stdio::null())

@@ -64,14 +64,28 @@ fn malformed_json_is_exit_2() {
 #[test]
 fn schema_violation_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let out = skald(&["tool", "run", "read_file", r#"{"path": 42}"#], dir.path());
+    // No path: the rules ask; `--approve yes` lets the schema speak.
+    let out = skald(
+        &[
+            "tool",
+            "run",
+            "read_file",
+            r#"{"path": 42}"#,
+            "--approve",
+            "yes",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("invalid arguments for read_file"),
         "{}",
         stderr(&out)
     );
-    let out = skald(&["tool", "run", "read_file", "{}"], dir.path());
+    let out = skald(
+        &["tool", "run", "read_file", "{}", "--approve", "yes"],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("missing field `path`"),

@@ -1,0 +1,335 @@
+//! The approval gate on a terminal: `--approve ask|yes|no` answers a
+//! `require` (ask on stderr and read y/n from stdin; approve; reject). A
+//! `deny` is always final. Without a terminal on stdin, `ask` rejects with
+//! a message saying so. `skald inbox`, `skald approve` and `skald reject`
+//! work on the calls left waiting.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use skald_approval::{Action, CallContext, Decision, RunContext, decide, load_snapshot};
+use skald_protocol::{ApprovalKind, ApprovalRequest, SessionEvent};
+use skald_session::{ApprovalGate, ApprovalManager, EventSink, Verdict};
+use skald_store::Store;
+use skald_tools::ToolRegistry;
+
+use crate::chat::Host;
+use crate::print::PrintSink;
+use crate::{fail, print_out};
+
+/// Exit code of a call the gate or the person rejected.
+pub const EXIT_REJECTED: u8 = 4;
+
+/// How a `require` is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApproveMode {
+    /// Ask on the terminal (stderr), read y/n from stdin.
+    Ask,
+    /// Approve automatically.
+    Yes,
+    /// Reject automatically.
+    No,
+}
+
+/// Lines of a preview shown on the terminal.
+const PREVIEW_LINES: usize = 40;
+
+/// A short rendering of what is asked, for stderr.
+fn describe(req: &ApprovalRequest) -> String {
+    let mut out = format!("approval needed: {} ({})", req.label_full, req.reason);
+    match &req.kind {
+        ApprovalKind::Command {
+            command,
+            working_dir,
+        } => {
+            out.push_str(&format!("\n  command: {command}"));
+            if let Some(dir) = working_dir {
+                out.push_str(&format!("\n  in: {dir}"));
+            }
+        }
+        ApprovalKind::Write {
+            path,
+            old_content,
+            new_content,
+        } => {
+            out.push_str(&format!("\n  file: {path}"));
+            out.push_str(&line_diff(old_content.as_deref(), new_content.as_deref()));
+        }
+        ApprovalKind::Generic => {
+            out.push_str(&format!("\n  arguments: {}", req.arguments));
+        }
+    }
+    out
+}
+
+/// A crude line diff: the lines only in the old content (`-`), then the
+/// lines only in the new (`+`), capped.
+fn line_diff(old: Option<&str>, new: Option<&str>) -> String {
+    let old_lines: Vec<&str> = old.map(|s| s.lines().collect()).unwrap_or_default();
+    let Some(new) = new else {
+        return "\n  (the new content cannot be predicted)".to_string();
+    };
+    let new_lines: Vec<&str> = new.lines().collect();
+    let mut out = String::new();
+    let removed = old_lines.iter().filter(|l| !new_lines.contains(l));
+    let added = new_lines.iter().filter(|l| !old_lines.contains(l));
+    for (n, line) in removed
+        .map(|l| format!("\n  - {l}"))
+        .chain(added.map(|l| format!("\n  + {l}")))
+        .enumerate()
+    {
+        if n == PREVIEW_LINES {
+            out.push_str("\n  …");
+            break;
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+/// Asks on stderr, reads y/n from stdin. `None` when stdin is no terminal.
+fn ask_terminal(prompt: &str) -> Option<bool> {
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    eprint!("{prompt}\napprove? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return Some(false);
+    }
+    Some(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+const NO_TTY: &str = "approval needed but stdin is not a terminal: rejecting (use --approve yes|no, or answer later with `skald approve ID`)";
+
+/// The verdict of `mode` for `req` (may block on the terminal).
+fn answer_of(mode: ApproveMode, req: &ApprovalRequest) -> Verdict {
+    match mode {
+        ApproveMode::Yes => {
+            eprintln!("skald: approving {} (--approve yes)", req.label_short);
+            Verdict::Allow
+        }
+        ApproveMode::No => {
+            eprintln!("skald: rejecting {} (--approve no)", req.label_short);
+            Verdict::UserReject { note: None }
+        }
+        ApproveMode::Ask => match ask_terminal(&describe(req)) {
+            Some(true) => Verdict::Allow,
+            Some(false) => Verdict::UserReject { note: None },
+            None => {
+                eprintln!("skald: {NO_TTY}");
+                Verdict::UserReject { note: None }
+            }
+        },
+    }
+}
+
+/// A [`PrintSink`] that also answers approvals as `mode` says.
+pub struct ApprovingSink {
+    pub print: PrintSink,
+    mode: ApproveMode,
+    manager: ApprovalManager,
+}
+
+impl ApprovingSink {
+    pub fn new(mode: ApproveMode, manager: ApprovalManager) -> Self {
+        Self {
+            print: PrintSink::new(),
+            mode,
+            manager,
+        }
+    }
+}
+
+impl EventSink for ApprovingSink {
+    fn emit(&self, event: SessionEvent) {
+        let request = match &event {
+            SessionEvent::ApprovalRequired { request, .. } => Some(request.clone()),
+            _ => None,
+        };
+        self.print.emit(event);
+        let Some(request) = request else { return };
+        self.print.end_line();
+        let (mode, manager) = (self.mode, self.manager.clone());
+        // The sink must not block the turn: the terminal is read elsewhere.
+        let spawned = std::thread::Builder::new()
+            .name("approve".into())
+            .spawn(move || {
+                let verdict = answer_of(mode, &request);
+                if !manager.answer(&request.tool_call_id, verdict) {
+                    eprintln!("skald: the call is no longer waiting");
+                }
+            });
+        if let Err(e) = spawned {
+            eprintln!("skald: cannot ask for approval: {e}");
+        }
+    }
+}
+
+/// `skald tool run`'s gate: the rules with a RunContext in `workdir` (no
+/// session, no bypasses). `Ok(())` runs the call; `Err` is the exit code.
+pub async fn gate_tool_run(
+    data_dir: &Path,
+    registry: &ToolRegistry,
+    name: &str,
+    args: &serde_json::Value,
+    workdir: &Path,
+    mode: ApproveMode,
+) -> Result<(), ExitCode> {
+    let store = Store::open(data_dir)
+        .await
+        .map_err(|e| fail(1, &e.to_string()))?;
+    if let Err(e) = skald_session::bootstrap(&store).await {
+        tracing::warn!(error = %e, "cannot seed the approval rules");
+    }
+    let snapshot = load_snapshot(&store).await;
+    store.close().await;
+    let ctx = RunContext::in_dir(workdir).canonicalized();
+    let mut call = CallContext::for_run(name, args, &ctx).with_source("builtin");
+    if let Some(c) = registry.category_of(name) {
+        call = call.with_category(c);
+    }
+    let decision = match snapshot {
+        Ok(rules) => decide(
+            &rules,
+            &call,
+            &ctx,
+            &Default::default(),
+            skald_approval::Now::current(),
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, "approval rules cannot be loaded: asking");
+            Decision::require_load_failure()
+        }
+    };
+    match decision.action {
+        Action::Allow => Ok(()),
+        Action::Deny => Err(fail(
+            EXIT_REJECTED,
+            &format!("rejected: {}", decision.reason),
+        )),
+        Action::Require => {
+            let (old, new) = match skald_approval::predict_write(name, args) {
+                Some(p) => (p.old, p.new),
+                None => (None, None),
+            };
+            let request = request_for(registry, name, args, decision.reason, old, new);
+            match answer_of(mode, &request) {
+                Verdict::Allow => Ok(()),
+                Verdict::Reject { .. } | Verdict::UserReject { .. } => Err(fail(
+                    EXIT_REJECTED,
+                    "rejected: User rejected this tool call.",
+                )),
+            }
+        }
+    }
+}
+
+fn request_for(
+    registry: &ToolRegistry,
+    name: &str,
+    args: &serde_json::Value,
+    reason: String,
+    old: Option<String>,
+    new: Option<String>,
+) -> ApprovalRequest {
+    use skald_core_api::ToolDescriptionLength as L;
+    let s = |k: &str| args.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let kind = if skald_approval::is_write_tool(name) {
+        ApprovalKind::Write {
+            path: s("path").unwrap_or_default(),
+            old_content: old,
+            new_content: new,
+        }
+    } else if name == skald_tools::tool_names::EXECUTE_CMD {
+        ApprovalKind::Command {
+            command: s("command").unwrap_or_default(),
+            working_dir: s("workdir"),
+        }
+    } else {
+        ApprovalKind::Generic
+    };
+    ApprovalRequest {
+        tool_call_id: String::new(),
+        name: name.to_string(),
+        label_short: registry.describe_call(name, args, L::Short),
+        label_full: registry.describe_call(name, args, L::Full),
+        path: registry.target_path(name, args),
+        arguments: args.clone(),
+        reason,
+        kind,
+    }
+}
+
+/// `skald inbox`: every call waiting for approval.
+pub async fn inbox(data_dir: &Path, json: bool) -> ExitCode {
+    let host = match Host::open(data_dir).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e),
+    };
+    let list = host.handler.list_pending().await;
+    host.close().await;
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    if json {
+        return match serde_json::to_string_pretty(&list) {
+            Ok(s) => {
+                print_out(&s);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(1, &format!("cannot serialise the inbox: {e}")),
+        };
+    }
+    if list.is_empty() {
+        eprintln!("skald: nothing waits for approval");
+        return ExitCode::SUCCESS;
+    }
+    let lines: Vec<String> = list
+        .iter()
+        .map(|p| {
+            format!(
+                "{}  {}  {}  ({})",
+                p.request.tool_call_id, p.session_id, p.request.label_full, p.request.reason
+            )
+        })
+        .collect();
+    print_out(&lines.join("\n"));
+    ExitCode::SUCCESS
+}
+
+/// `skald approve ID` / `skald reject ID [--note]`: settles a pending call
+/// (running it when approved) and continues its turn when a provider is
+/// configured.
+pub async fn resolve(data_dir: &Path, id: &str, approve: bool, note: Option<String>) -> ExitCode {
+    let host = match Host::open(data_dir).await {
+        Ok(h) => h,
+        Err(e) => return fail(1, &e),
+    };
+    let sink = PrintSink::new();
+    let result = if approve {
+        host.handler.approve(id, &sink).await
+    } else {
+        host.handler.reject(id, note.as_deref(), &sink).await
+    };
+    sink.end_line();
+    host.close().await;
+    match result {
+        Ok(_) => {
+            eprintln!(
+                "skald: {} {id}",
+                if approve { "approved" } else { "rejected" }
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e @ skald_session::SessionError::NoPendingApproval(_)) => fail(2, &e.to_string()),
+        Err(e) => fail(1, &e.to_string()),
+    }
+}

@@ -1,0 +1,53 @@
+//! Permission groups and approval rules as the Settings pages edit them.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleActionView {
+    Allow,
+    Require,
+    Deny,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupView {
+    pub name: String,
+    pub description: String,
+    /// Built-in groups (`default`) cannot be deleted.
+    pub builtin: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleView {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub group: String,
+    pub agent_id: Option<String>,
+    pub source: Option<String>,
+    /// Exact name, `prefix*`, `*`, or a class: `@fs_read`, `@fs_write`, `@fs_any`.
+    pub tool_pattern: String,
+    /// `dir/*` (the directory and its subtree), an exact path, or `prefix*`.
+    pub path_pattern: Option<String>,
+    pub action: RuleActionView,
+    pub note: Option<String>,
+    /// Higher first; ties by id.
+    #[ts(type = "number")]
+    pub priority: i64,
+}
+
+/// A rule to add (or the new content of an edited one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInput {
+    pub group: String,
+    pub tool_pattern: String,
+    pub path_pattern: Option<String>,
+    pub action: RuleActionView,
+    pub note: Option<String>,
+    #[ts(type = "number")]
+    pub priority: i64,
+}

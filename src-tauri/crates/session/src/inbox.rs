@@ -1,0 +1,175 @@
+//! The Agent Inbox on [`ChatSessionHandler`]: every call waiting for a
+//! person, across sessions, and the answers.
+//!
+//! Pending rows in the DB are the truth (`chat_llm_tools.status = pending`
+//! with their stored decision reason and previews), so the Inbox survives a
+//! restart. Answering a call a live turn waits on hands the answer to that
+//! turn. Answering a call nobody waits on (the app restarted, or its turn
+//! was dropped) settles it here, on its own session: approved → run through
+//! the registry and `drive_execution`; rejected → recorded with the note;
+//! either way the `tool` result is appended to the history and, when no
+//! other approval of the session is pending and a provider resolves, the
+//! turn is continued (the model answers). Without a provider the result is
+//! only recorded, and the next turn (or `resume_all`) carries on from it.
+
+use skald_protocol::{ApprovalResolution, PendingApprovalView, SessionEvent, TurnOutcome};
+use skald_store::{FrameStatus, ToolCallStatus};
+
+use crate::approval::{awaits_approval, request_of_row};
+use crate::assemble::arguments_value;
+use crate::calls::{apply_verdict, emit_start, record, run_tool};
+use crate::error::SessionError;
+use crate::events::EventSink;
+use crate::gate::Verdict;
+use crate::handler::ChatSessionHandler;
+use crate::resume::resume_session;
+use crate::sessions::{root_frame, session_workdir};
+use crate::turn::{Turn, run_rounds};
+
+impl ChatSessionHandler {
+    /// Every call waiting for approval, across sessions, oldest first.
+    pub async fn list_pending(&self) -> Result<Vec<PendingApprovalView>, SessionError> {
+        let store = &self.inner.store;
+        let rows = store
+            .tool_calls()
+            .list_by_status(&[ToolCallStatus::Pending])
+            .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let live = self.inner.gate.is_waiting(&row.id);
+            if !live && !awaits_approval(&row) {
+                continue;
+            }
+            let title = store
+                .sessions()
+                .get(&row.session_id)
+                .await?
+                .map(|s| s.title)
+                .unwrap_or_default();
+            out.push(PendingApprovalView {
+                session_id: row.session_id.clone(),
+                session_title: title,
+                request: request_of_row(&self.inner.registry, &row),
+                created_at: row.created_at,
+                live,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Approves a pending call: it runs (see the module docs for a call no
+    /// turn waits on). `sink` gets the events of a call settled here.
+    pub async fn approve(
+        &self,
+        tool_call_id: &str,
+        sink: impl EventSink,
+    ) -> Result<ApprovalResolution, SessionError> {
+        self.answer_approval(tool_call_id, Verdict::Allow, &sink)
+            .await
+    }
+
+    /// Rejects a pending call; the model reads exactly "User rejected this
+    /// tool call." plus " Reason: <note>" when a note is given.
+    pub async fn reject(
+        &self,
+        tool_call_id: &str,
+        note: Option<&str>,
+        sink: impl EventSink,
+    ) -> Result<ApprovalResolution, SessionError> {
+        let verdict = Verdict::UserReject {
+            note: note.map(str::to_string),
+        };
+        self.answer_approval(tool_call_id, verdict, &sink).await
+    }
+
+    async fn answer_approval(
+        &self,
+        id: &str,
+        verdict: Verdict,
+        sink: &dyn EventSink,
+    ) -> Result<ApprovalResolution, SessionError> {
+        if self.inner.gate.answer(id, verdict.clone()) {
+            return Ok(ApprovalResolution::Live);
+        }
+        let store = &self.inner.store;
+        let row = store
+            .tool_calls()
+            .get(id)
+            .await?
+            .filter(|r| r.status == ToolCallStatus::Pending)
+            .ok_or_else(|| SessionError::NoPendingApproval(id.to_string()))?;
+        let slot = self.claim(&row.session_id)?;
+        let cancel = slot.token.clone();
+        // With a provider the turn is continued; without, only recorded.
+        let prepared = match self.prepare(&row.session_id, None).await {
+            Ok(p) => Some(p),
+            Err(e) => {
+                tracing::info!(session = %row.session_id, error = %e,
+                    "approval settled without continuing the turn");
+                None
+            }
+        };
+        let session;
+        let frame;
+        let workdir;
+        let turn = match &prepared {
+            Some(p) => self.turn(p, sink),
+            None => {
+                session = self.session_row(&row.session_id).await?;
+                frame = root_frame(store, &session).await?;
+                workdir = session_workdir(&session)?;
+                Turn {
+                    inner: &self.inner,
+                    session: &session,
+                    frame_id: frame.id,
+                    workdir: &workdir,
+                    system: "",
+                    model: None,
+                    sink,
+                }
+            }
+        };
+        if turn.model.is_some() {
+            store
+                .stack()
+                .set_status(turn.frame_id, FrameStatus::Active)
+                .await?;
+            sink.emit(SessionEvent::TurnStarted {
+                session_id: row.session_id.clone(),
+            });
+        }
+        let result = async {
+            let args = arguments_value(&row.arguments);
+            let outcome = match apply_verdict(&turn, id, verdict).await? {
+                Some(outcome) => outcome,
+                None => {
+                    emit_start(&turn, id, &row.name, args.clone());
+                    run_tool(&turn, &row.name, args, cancel.clone()).await
+                }
+            };
+            record(&turn, id, outcome).await?;
+            let still_waiting = store
+                .tool_calls()
+                .list_for_session(&row.session_id)
+                .await?
+                .iter()
+                .any(|r| r.status == ToolCallStatus::Pending);
+            if still_waiting || turn.model.is_none() {
+                return Ok(TurnOutcome::Completed);
+            }
+            let report = resume_session(&turn, cancel.clone()).await?;
+            if report.needs_answer {
+                run_rounds(&turn, cancel).await
+            } else {
+                Ok(TurnOutcome::Completed)
+            }
+        }
+        .await;
+        if turn.model.is_some() {
+            self.end_turn(&turn, result).await;
+        } else {
+            result?;
+        }
+        Ok(ApprovalResolution::Settled)
+    }
+}

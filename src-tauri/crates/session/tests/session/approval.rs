@@ -1,0 +1,427 @@
+//! The rule-driven gate (`ApprovalManager`) wired into the driver: seeded
+//! rules, `require` → pending row + `ApprovalRequired` (a real diff for
+//! writes, the full command for the shell), approve / reject (live and
+//! after a restart), deny hides the tool, stop while pending.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use skald_approval::{Bypass, BypassScope};
+use skald_llm::{FakeProvider, LlmProvider, ScriptedTurn};
+use skald_protocol::{
+    ApprovalKind, ApprovalRequest, ApprovalResolution, SessionEvent, TurnOutcome,
+};
+use skald_session::{ApprovalManager, ChatSessionHandler, FixedProvider, RecordingSink, bootstrap};
+use skald_store::{DEFAULT_GROUP, NewApprovalRule, RuleAction, Store};
+use skald_tools::{BuiltinDeps, builtin_registry};
+
+use crate::common::*;
+
+/// The env's handler behind a seeded `ApprovalManager`.
+async fn gated(e: &Env) -> (ChatSessionHandler, ApprovalManager) {
+    bootstrap(&e.store).await.unwrap();
+    let mgr = ApprovalManager::new(e.store.clone(), e.handler.registry().clone());
+    (e.handler.clone().with_gate(Arc::new(mgr.clone())), mgr)
+}
+
+fn requests_of(sink: &RecordingSink) -> Vec<ApprovalRequest> {
+    sink.events()
+        .into_iter()
+        .filter_map(|ev| match ev {
+            SessionEvent::ApprovalRequired { request, .. } => Some(request),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Starts a turn in the background and waits for its approval request.
+async fn turn_until_asked(
+    h: &ChatSessionHandler,
+    sid: &str,
+) -> (
+    tokio::task::JoinHandle<TurnOutcome>,
+    Arc<RecordingSink>,
+    ApprovalRequest,
+) {
+    let sink = Arc::new(RecordingSink::new());
+    let (h2, id, s2) = (h.clone(), sid.to_string(), sink.clone());
+    let turn = tokio::spawn(async move { h2.send_message(&id, "go", s2).await.unwrap() });
+    wait_until("ApprovalRequired", || !requests_of(&sink).is_empty()).await;
+    let req = requests_of(&sink).remove(0);
+    (turn, sink, req)
+}
+
+async fn finish(turn: tokio::task::JoinHandle<TurnOutcome>) -> TurnOutcome {
+    tokio::time::timeout(Duration::from_secs(10), turn)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn write_file_asks_with_a_real_diff_and_runs_once_approved() {
+    let e = env([
+        ScriptedTurn::tool_reply(
+            "w1",
+            "write_file",
+            r#"{"path": "a.txt", "content": "new\n"}"#,
+        ),
+        ScriptedTurn::text_reply("written"),
+    ])
+    .await;
+    let (h, _) = gated(&e).await;
+    std::fs::write(e.path("a.txt"), "old\n").unwrap();
+    let sid = e.session().await;
+    let (turn, sink, req) = turn_until_asked(&h, &sid).await;
+
+    assert_eq!(req.tool_call_id, "w1");
+    assert!(req.reason.starts_with("asked by rule "), "{}", req.reason);
+    let path = e.path("a.txt").to_string_lossy().into_owned();
+    assert_eq!(
+        req.kind,
+        ApprovalKind::Write {
+            path: path.clone(),
+            old_content: Some("old\n".into()),
+            new_content: Some("new\n".into()),
+        }
+    );
+    let row = e.store.tool_calls().get("w1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "pending");
+    assert_eq!(row.decision.as_deref(), Some("require"));
+    assert_eq!(row.decision_reason.as_deref(), Some(req.reason.as_str()));
+    assert_eq!(row.old_preview.as_deref(), Some("old\n"));
+    assert_eq!(row.new_preview.as_deref(), Some("new\n"));
+    // The Inbox shows it, live.
+    let inbox = h.list_pending().await.unwrap();
+    assert_eq!(inbox.len(), 1);
+    assert!(inbox[0].live);
+    assert_eq!(inbox[0].request, req);
+    // Nothing written yet.
+    assert_eq!(std::fs::read_to_string(e.path("a.txt")).unwrap(), "old\n");
+
+    let r = h.approve("w1", RecordingSink::new()).await.unwrap();
+    assert_eq!(r, ApprovalResolution::Live);
+    assert_eq!(finish(turn).await, TurnOutcome::Completed);
+    assert_eq!(std::fs::read_to_string(e.path("a.txt")).unwrap(), "new\n");
+    let row = e.store.tool_calls().get("w1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "done");
+    assert_eq!(row.decision.as_deref(), Some("approved"));
+    assert!(has_event(
+        &sink,
+        |ev| matches!(ev, SessionEvent::ToolDone { tool_call_id, .. } if tool_call_id == "w1")
+    ));
+    assert!(h.list_pending().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn edit_file_rejected_with_a_note_tells_the_model_exactly() {
+    let e = env([
+        ScriptedTurn::tool_reply(
+            "e1",
+            "edit_file",
+            r#"{"path": "b.txt", "old_string": "two", "new_string": "2"}"#,
+        ),
+        ScriptedTurn::text_reply("ok, not editing"),
+    ])
+    .await;
+    let (h, _) = gated(&e).await;
+    std::fs::write(e.path("b.txt"), "one\ntwo\nthree\n").unwrap();
+    let sid = e.session().await;
+    let (turn, sink, req) = turn_until_asked(&h, &sid).await;
+    match &req.kind {
+        ApprovalKind::Write {
+            old_content,
+            new_content,
+            ..
+        } => {
+            assert_eq!(old_content.as_deref(), Some("one\ntwo\nthree\n"));
+            assert_eq!(new_content.as_deref(), Some("one\n2\nthree\n"));
+        }
+        other => panic!("not a write: {other:?}"),
+    }
+    h.reject("e1", Some("too risky"), RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(finish(turn).await, TurnOutcome::Completed);
+    let exact = "User rejected this tool call. Reason: too risky";
+    let row = e.store.tool_calls().get("e1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "rejected");
+    assert_eq!(row.result.as_deref(), Some(exact));
+    assert_eq!(tool_content(last_message(&e.request(1))), exact);
+    assert!(has_event(
+        &sink,
+        |ev| matches!(ev, SessionEvent::ToolRejected { reason, .. } if reason == exact)
+    ));
+    assert_eq!(
+        std::fs::read_to_string(e.path("b.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+}
+
+#[tokio::test]
+async fn reject_without_a_note_is_the_bare_sentence() {
+    let e = env([
+        ScriptedTurn::tool_reply("x1", "execute_cmd", r#"{"command": "echo hi"}"#),
+        ScriptedTurn::text_reply("fine"),
+    ])
+    .await;
+    let (h, _) = gated(&e).await;
+    let sid = e.session().await;
+    let (turn, _sink, _) = turn_until_asked(&h, &sid).await;
+    h.reject("x1", None, RecordingSink::new()).await.unwrap();
+    finish(turn).await;
+    assert_eq!(
+        tool_content(last_message(&e.request(1))),
+        "User rejected this tool call."
+    );
+}
+
+#[tokio::test]
+async fn execute_cmd_shows_the_full_command_and_stop_cancels_the_wait() {
+    let command = "echo one && echo two > out.txt\necho three";
+    let args = serde_json::json!({ "command": command }).to_string();
+    let e = env([ScriptedTurn::tool_reply("c1", "execute_cmd", &args)]).await;
+    let (h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    mgr.add_bypass(&sid, Bypass::new(BypassScope::Tool("read_file".into())));
+    let (turn, _sink, req) = turn_until_asked(&h, &sid).await;
+    assert_eq!(
+        req.kind,
+        ApprovalKind::Command {
+            command: command.to_string(),
+            working_dir: Some(e.workdir.to_string_lossy().into_owned()),
+        }
+    );
+    assert!(req.reason.contains("execute_cmd"), "{}", req.reason);
+    assert!(h.stop(&sid));
+    assert_eq!(finish(turn).await, TurnOutcome::Cancelled);
+    let row = e.store.tool_calls().get("c1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "cancelled");
+    assert!(!e.path("out.txt").exists());
+    assert!(mgr.bypasses(&sid).is_empty(), "stop clears the bypasses");
+    assert!(h.list_pending().await.unwrap().is_empty());
+    assert!(mgr.waiting().is_empty());
+}
+
+#[tokio::test]
+async fn a_bypass_turns_require_into_allow_but_never_a_deny() {
+    let e = env([
+        ScriptedTurn::tool_reply("b1", "execute_cmd", r#"{"command": "echo bypassed"}"#),
+        ScriptedTurn::text_reply("done"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    mgr.add_bypass(&sid, Bypass::new(BypassScope::Tool("execute_cmd".into())));
+    let sink = RecordingSink::new();
+    let outcome = h.send_message(&sid, "go", &sink).await.unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    assert!(requests_of(&sink).is_empty());
+    let row = e.store.tool_calls().get("b1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "done");
+    assert_eq!(row.decision.as_deref(), Some("allow"));
+    assert!(
+        row.decision_reason.as_deref().unwrap().contains("bypass"),
+        "{:?}",
+        row.decision_reason
+    );
+}
+
+fn tool_names(req: &skald_llm::ChatRequest) -> Vec<String> {
+    let mut names: Vec<String> = req
+        .tools
+        .iter()
+        .filter_map(|d| d.pointer("/function/name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn a_deny_rule_hides_the_tool_and_rejects_it_if_called_anyway() {
+    let e = env([
+        ScriptedTurn::tool_reply("d1", "write_file", r#"{"path": "c.txt", "content": "x"}"#),
+        ScriptedTurn::text_reply("understood"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    let rule = mgr
+        .add_rule(&NewApprovalRule {
+            group_name: DEFAULT_GROUP.into(),
+            agent_id: None,
+            source: None,
+            tool_pattern: "write_file".into(),
+            path_pattern: None,
+            action: RuleAction::Deny,
+            note: Some("no writes".into()),
+            priority: 500,
+        })
+        .await
+        .unwrap();
+    let sid = e.session().await;
+    let outcome = h
+        .send_message(&sid, "write c.txt", &RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    let first = e.request(0);
+    assert!(!tool_names(&first).contains(&"write_file".to_string()));
+    insta::assert_snapshot!(
+        "tools_offered_with_write_file_denied",
+        tool_names(&first).join("\n")
+    );
+    let reason = format!("denied by rule {}: write_file", rule.id);
+    let row = e.store.tool_calls().get("d1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "rejected");
+    assert_eq!(row.decision_reason.as_deref(), Some(reason.as_str()));
+    assert_eq!(
+        tool_content(last_message(&e.request(1))),
+        format!("Rejected: {reason}. The call was not run.")
+    );
+    assert!(!e.path("c.txt").exists());
+    // Deleting the rule offers the tool again (the cache is invalidated).
+    assert!(mgr.delete_rule(rule.id).await.unwrap());
+    e.fake.push_turn(ScriptedTurn::text_reply("again"));
+    h.send_message(&sid, "and now?", &RecordingSink::new())
+        .await
+        .unwrap();
+    assert!(tool_names(&e.request(2)).contains(&"write_file".to_string()));
+}
+
+/// A second handler on the same database file, as after a restart.
+async fn restarted(e: &Env, turns: Vec<ScriptedTurn>) -> (ChatSessionHandler, Arc<FakeProvider>) {
+    let root = e.dir.path().canonicalize().unwrap();
+    let store = Store::open(&root.join("data")).await.unwrap();
+    bootstrap(&store).await.unwrap();
+    let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
+    let fake = Arc::new(FakeProvider::new(turns));
+    let provider: Arc<dyn LlmProvider> = fake.clone();
+    let mgr = ApprovalManager::new(store.clone(), registry.clone());
+    let h = ChatSessionHandler::new(
+        store,
+        registry,
+        Arc::new(FixedProvider::new(provider, "test-model")),
+        root.join("agents"),
+    )
+    .with_gate(Arc::new(mgr));
+    (h, fake)
+}
+
+/// Leaves a write waiting for approval, then drops the turn and the handler.
+async fn pending_then_dropped(e: &Env) -> String {
+    let (h, _) = gated(e).await;
+    std::fs::write(e.path("r.txt"), "before\n").unwrap();
+    let sid = e.session().await;
+    let (turn, _sink, _) = turn_until_asked(&h, &sid).await;
+    turn.abort();
+    let _ = turn.await;
+    drop(h);
+    sid
+}
+
+#[tokio::test]
+async fn after_a_restart_the_inbox_still_shows_it_and_approving_runs_it() {
+    let e = env([ScriptedTurn::tool_reply(
+        "r1",
+        "write_file",
+        r#"{"path": "r.txt", "content": "after\n"}"#,
+    )])
+    .await;
+    let sid = pending_then_dropped(&e).await;
+    let (h, fake) = restarted(&e, vec![ScriptedTurn::text_reply("all done")]).await;
+    // Resuming on start leaves the approval alone.
+    h.resume_all(None, RecordingSink::new()).await.unwrap();
+    let inbox = h.list_pending().await.unwrap();
+    assert_eq!(inbox.len(), 1, "{inbox:?}");
+    assert_eq!(inbox[0].session_id, sid);
+    assert!(!inbox[0].live);
+    assert_eq!(inbox[0].request.tool_call_id, "r1");
+    match &inbox[0].request.kind {
+        ApprovalKind::Write {
+            old_content,
+            new_content,
+            ..
+        } => {
+            assert_eq!(old_content.as_deref(), Some("before\n"));
+            assert_eq!(new_content.as_deref(), Some("after\n"));
+        }
+        other => panic!("not a write: {other:?}"),
+    }
+    let sink = RecordingSink::new();
+    let r = h.approve("r1", &sink).await.unwrap();
+    assert_eq!(r, ApprovalResolution::Settled);
+    assert_eq!(std::fs::read_to_string(e.path("r.txt")).unwrap(), "after\n");
+    let row = h.store().tool_calls().get("r1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "done");
+    // The turn continued: the model saw the result and answered.
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 1);
+    assert!(tool_content(last_message(&reqs[0])).contains("r.txt"));
+    let hist = h.store().history().list_for_session(&sid).await.unwrap();
+    assert_eq!(hist.last().unwrap().content, "all done");
+    assert!(has_event(&sink, |ev| matches!(
+        ev,
+        SessionEvent::TurnEnded { .. }
+    )));
+    assert!(h.list_pending().await.unwrap().is_empty());
+    // Answering twice is an error, not a second run.
+    assert!(h.approve("r1", RecordingSink::new()).await.is_err());
+}
+
+#[tokio::test]
+async fn after_a_restart_rejecting_records_the_note() {
+    let e = env([ScriptedTurn::tool_reply(
+        "r1",
+        "write_file",
+        r#"{"path": "r.txt", "content": "after\n"}"#,
+    )])
+    .await;
+    let sid = pending_then_dropped(&e).await;
+    let (h, fake) = restarted(&e, vec![ScriptedTurn::text_reply("ok")]).await;
+    assert_eq!(h.list_pending().await.unwrap().len(), 1);
+    h.reject("r1", Some("wrong file"), RecordingSink::new())
+        .await
+        .unwrap();
+    let exact = "User rejected this tool call. Reason: wrong file";
+    let row = h.store().tool_calls().get("r1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "rejected");
+    assert_eq!(row.result.as_deref(), Some(exact));
+    assert_eq!(
+        std::fs::read_to_string(e.path("r.txt")).unwrap(),
+        "before\n"
+    );
+    assert_eq!(tool_content(last_message(&fake.requests()[0])), exact);
+    let hist = h.store().history().list_for_session(&sid).await.unwrap();
+    assert!(hist.iter().any(|m| m.content == exact));
+}
+
+#[tokio::test]
+async fn without_a_provider_a_restart_approval_is_only_recorded() {
+    let e = env([ScriptedTurn::tool_reply(
+        "r1",
+        "write_file",
+        r#"{"path": "r.txt", "content": "after\n"}"#,
+    )])
+    .await;
+    let sid = pending_then_dropped(&e).await;
+    let root = e.dir.path().canonicalize().unwrap();
+    let store = Store::open(&root.join("data")).await.unwrap();
+    let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
+    let mgr = ApprovalManager::new(store.clone(), registry.clone());
+    let h = ChatSessionHandler::new(
+        store.clone(),
+        registry,
+        Arc::new(skald_session::DefaultProviderResolver::new(store.clone())),
+        root.join("agents"),
+    )
+    .with_gate(Arc::new(mgr));
+    assert_eq!(
+        h.approve("r1", RecordingSink::new()).await.unwrap(),
+        ApprovalResolution::Settled
+    );
+    assert_eq!(std::fs::read_to_string(e.path("r.txt")).unwrap(), "after\n");
+    let hist = store.history().list_for_session(&sid).await.unwrap();
+    assert_eq!(hist.last().unwrap().tool_call_id.as_deref(), Some("r1"));
+}

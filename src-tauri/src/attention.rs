@@ -1,0 +1,67 @@
+//! Getting the person's attention when a call waits for them: the tray's
+//! tooltip and title carry the count, and a system notification fires when a
+//! new call starts waiting while the window is hidden. Pending rows in the
+//! database are the truth, so this also covers calls waiting from before a
+//! restart.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use skald_store::{Store, ToolCallStatus};
+use tauri::Manager;
+use tauri_plugin_notification::NotificationExt;
+
+const POLL: Duration = Duration::from_millis(1500);
+
+pub fn watch(app: tauri::AppHandle, store: Store) {
+    tauri::async_runtime::spawn(async move {
+        let mut seen: HashSet<String> = HashSet::new();
+        loop {
+            if let Ok(rows) = store
+                .tool_calls()
+                .list_by_status(&[ToolCallStatus::Pending])
+                .await
+            {
+                let ids: HashSet<String> = rows.iter().map(|r| r.id.clone()).collect();
+                let fresh: Vec<_> = rows.iter().filter(|r| !seen.contains(&r.id)).collect();
+                update_tray(&app, ids.len());
+                let hidden = app
+                    .get_webview_window("main")
+                    .and_then(|w| w.is_visible().ok())
+                    .is_some_and(|visible| !visible);
+                if hidden && let Some(first) = fresh.first() {
+                    let body = if fresh.len() == 1 {
+                        format!("{} waits for your approval.", first.name)
+                    } else {
+                        format!("{} calls wait for your approval.", fresh.len())
+                    };
+                    if let Err(e) = app
+                        .notification()
+                        .builder()
+                        .title("Skald")
+                        .body(body)
+                        .show()
+                    {
+                        tracing::debug!(error = %e, "notification not shown");
+                    }
+                }
+                seen = ids;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    });
+}
+
+fn update_tray(app: &tauri::AppHandle, waiting: usize) {
+    let Some(tray) = app.tray_by_id("main") else {
+        return;
+    };
+    let text = match waiting {
+        0 => "Skald".to_string(),
+        1 => "Skald — 1 call waits for you".to_string(),
+        n => format!("Skald — {n} calls wait for you"),
+    };
+    let _ = tray.set_tooltip(Some(&text));
+    // The title shows next to the icon where the platform supports it (a badge).
+    let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
+}
