@@ -92,6 +92,10 @@ pub fn run() {
             commands::rules::add_rule,
             commands::rules::update_rule,
             commands::rules::delete_rule,
+            commands::session_settings::get_run_context,
+            commands::session_settings::set_run_context,
+            commands::session_settings::add_bypass,
+            commands::session_settings::clear_bypasses,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -9,7 +9,9 @@ import type {
   IpcError,
   NewProviderInput,
   PendingApprovalView,
+  BypassScopeView,
   GroupView,
+  RunContextView,
   RuleInput,
   RuleView,
   ProviderView,
@@ -124,6 +126,23 @@ export function updateRule(id: number, input: RuleInput): Promise<RuleView> {
 
 export function deleteRule(id: number): Promise<boolean> {
   return invoke<boolean>("delete_rule", { id });
+}
+
+export function getRunContext(sessionId: string): Promise<RunContextView> {
+  return invoke<RunContextView>("get_run_context", { sessionId });
+}
+
+export function setRunContext(sessionId: string, ctx: RunContextView): Promise<void> {
+  return invoke<void>("set_run_context", { sessionId, ctx });
+}
+
+/** Lets `scope` through without asking for `minutes` (never over a deny). */
+export function addBypass(sessionId: string, scope: BypassScopeView, minutes: number | null): Promise<void> {
+  return invoke<void>("add_bypass", { sessionId, scope, minutes });
+}
+
+export function clearBypasses(sessionId: string): Promise<void> {
+  return invoke<void>("clear_bypasses", { sessionId });
 }
 
 /** A text file for the viewer, through the same policy as read tools. */

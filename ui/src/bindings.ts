@@ -8,7 +8,7 @@ export type IpcError = { code: ErrorCode, message: string, };
 
 export type ToolCategory = "Filesystem" | "Shell" | "Subagent" | "Introspection" | "Config";
 
-export type ToolKind = "registry" | "synthetic" | "mcp";
+export type ToolKind = "registry" | "synthetic" | "mcp" | "discovered";
 
 export type ToolInfo = { name: string, description: string, 
 /**
@@ -148,3 +148,19 @@ pathPattern: string | null, action: RuleActionView, note: string | null,
 priority: number, };
 
 export type RuleInput = { group: string, toolPattern: string, pathPattern: string | null, action: RuleActionView, note: string | null, priority: number, };
+
+export type RunContextView = { 
+/**
+ * Must name an existing permission group.
+ */
+permissionGroup: string, extraSystemPrompt: string | null, 
+/**
+ * Extra directories read tools may use without asking.
+ */
+allowFsReads: Array<string>, 
+/**
+ * Extra directories write (and read) tools may use without asking.
+ */
+allowFsWrites: Array<string>, workingDir: string | null, };
+
+export type BypassScopeView = { "kind": "all" } | { "kind": "tool", name: string, } | { "kind": "category", category: ToolCategory, } | { "kind": "mcpServer", server: string, };

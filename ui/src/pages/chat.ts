@@ -5,6 +5,7 @@ import type { SessionSummary } from "../bindings";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
 import { el } from "../dom";
+import { sessionSettingsPanel } from "./session_settings";
 
 export interface ChatDeps {
   api: typeof api;
@@ -47,6 +48,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const stop = el("button", { type: "button", class: "stop", "data-testid": "stop", hidden: "" }, "Stop");
   const composer = el("div", { class: "composer" }, input, send, stop);
   const main = el("section", { class: "chat-main" }, conversation, composer);
+  if (current) main.prepend(sessionSettingsPanel(current, deps));
   root.replaceChildren(el("div", { class: "chat" }, sessionList(sessions, current, deps), main));
 
   let view: ChatView = emptyView();

@@ -7,6 +7,7 @@ const KIND_LABEL: Record<ToolInfo["kind"], string> = {
   registry: "built-in",
   synthetic: "synthetic",
   mcp: "MCP",
+  discovered: "discovered",
 };
 
 export function visibility(t: ToolInfo): string {
@@ -38,7 +39,8 @@ export function renderToolsPage(root: HTMLElement, all: AllTools): void {
     "p",
     { class: "counts", "data-testid": "tool-counts" },
     `${tools.length} tools: ${all.builtIn.filter((t) => t.kind === "registry").length} built-in, ` +
-      `${all.builtIn.filter((t) => t.kind === "synthetic").length} synthetic, ${all.mcp.length} MCP`,
+      `${all.builtIn.filter((t) => t.kind === "synthetic").length} synthetic, ${all.mcp.length} MCP` +
+      (all.builtIn.some((t) => t.kind === "discovered") ? `, ${all.builtIn.filter((t) => t.kind === "discovered").length} discovered` : ""),
   );
   const filter = el("input", {
     type: "search",

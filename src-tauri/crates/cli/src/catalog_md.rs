@@ -15,6 +15,7 @@ fn kind(t: &ToolInfo) -> &'static str {
         ToolKind::Registry => "built-in",
         ToolKind::Synthetic => "synthetic",
         ToolKind::Mcp => "MCP",
+        ToolKind::Discovered => "discovered",
     }
 }
 

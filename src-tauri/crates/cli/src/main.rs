@@ -152,12 +152,34 @@ fn main() -> ExitCode {
     runtime.block_on(run(cli))
 }
 
+/// The store, only if its database already exists (listing tools must not
+/// create one).
+async fn existing_store(data_dir: Option<PathBuf>) -> Option<skald_store::Store> {
+    let dir = data_dir
+        .map_or_else(skald_store::default_data_dir, Ok)
+        .ok()?;
+    if !dir.join(skald_store::DB_FILE_NAME).is_file() {
+        return None;
+    }
+    skald_store::Store::open(&dir).await.ok()
+}
+
 async fn run(cli: Cli) -> ExitCode {
     let deps = BuiltinDeps::default();
     let registry = std::sync::Arc::new(builtin_registry(&deps));
     match cli.command {
         Command::Tools { json, markdown } => {
-            let all = ToolCatalog::new(registry).list_all();
+            let catalog = ToolCatalog::new(registry);
+            // The Markdown table is the static catalogue (docs/tools.md); the
+            // other views add tools discovered in an existing database.
+            let all = match (markdown, existing_store(cli.data_dir.clone()).await) {
+                (false, Some(store)) => {
+                    let all = skald_session::catalog_with_known(&catalog, &store).await;
+                    store.close().await;
+                    all
+                }
+                _ => catalog.list_all(),
+            };
             let out = if json {
                 match serde_json::to_string_pretty(&all) {
                     Ok(s) => s,

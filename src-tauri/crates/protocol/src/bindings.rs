@@ -5,10 +5,11 @@
 use ts_rs::{Config, TS};
 
 use crate::{
-    AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, ChatMessage, ChatRole,
-    ErrorCode, GroupView, IpcError, ModelView, NewProviderInput, PendingApprovalView,
-    ProviderKindView, ProviderView, RuleActionView, RuleInput, RuleView, SessionEvent,
-    SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
+    ChatMessage, ChatRole, ErrorCode, GroupView, IpcError, ModelView, NewProviderInput,
+    PendingApprovalView, ProviderKindView, ProviderView, RuleActionView, RuleInput, RuleView,
+    RunContextView, SessionEvent, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory,
+    ToolInfo, ToolKind, TurnOutcome,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -50,6 +51,8 @@ pub fn typescript() -> String {
         decl::<GroupView>(&cfg),
         decl::<RuleView>(&cfg),
         decl::<RuleInput>(&cfg),
+        decl::<RunContextView>(&cfg),
+        decl::<BypassScopeView>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

@@ -17,7 +17,7 @@ mod tools;
 pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
 pub use error::{ErrorCode, IpcError};
-pub use rules::{GroupView, RuleActionView, RuleInput, RuleView};
+pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
 pub use settings::{ModelView, NewProviderInput, ProviderKindView, ProviderView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

@@ -51,3 +51,28 @@ pub struct RuleInput {
     #[ts(type = "number")]
     pub priority: i64,
 }
+
+/// A session's RunContext as the session settings panel edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RunContextView {
+    /// Must name an existing permission group.
+    pub permission_group: String,
+    pub extra_system_prompt: Option<String>,
+    /// Extra directories read tools may use without asking.
+    pub allow_fs_reads: Vec<String>,
+    /// Extra directories write (and read) tools may use without asking.
+    pub allow_fs_writes: Vec<String>,
+    pub working_dir: Option<String>,
+}
+
+/// What a human bypass covers. Bypasses live in memory, end when the
+/// session is stopped, and never override a deny.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum BypassScopeView {
+    All,
+    Tool { name: String },
+    Category { category: crate::ToolCategory },
+    McpServer { server: String },
+}

@@ -43,6 +43,9 @@ pub enum ToolKind {
     Synthetic,
     /// Offered by an MCP server, named `mcp__<server>__<tool>`.
     Mcp,
+    /// Seen offered to a model at least once (`known_tools`), from a source
+    /// the catalogue does not list itself (a plugin, a provider).
+    Discovered,
 }
 
 /// One catalogue entry.

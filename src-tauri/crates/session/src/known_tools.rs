@@ -2,8 +2,9 @@
 //! `known_tools` table, so every tool ever offered can be given a rule.
 
 use skald_core_api::BoxFuture;
+use skald_protocol::{AllTools, ToolInfo, ToolKind};
 use skald_store::{NewKnownTool, Store};
-use skald_tools::{DiscoveredTool, KnownToolsSink};
+use skald_tools::{DiscoveredTool, KnownToolsSink, ToolCatalog};
 
 /// A [`KnownToolsSink`] over the store.
 #[derive(Clone)]
@@ -37,4 +38,39 @@ impl KnownToolsSink for StoreKnownTools {
                 .map_err(|e| e.to_string())
         })
     }
+}
+
+/// The catalogue used for gating: built-in, synthetic and MCP tools, plus
+/// every tool ever offered that the catalogue does not list (discovered), so
+/// any of them can be given a rule. Discovered tools sort after the others.
+pub async fn catalog_with_known(catalog: &ToolCatalog, store: &Store) -> AllTools {
+    let mut all = catalog.list_all();
+    let listed: std::collections::HashSet<String> = all.iter().map(|t| t.name.clone()).collect();
+    match store.known_tools().list().await {
+        Ok(rows) => {
+            for row in rows.into_iter().filter(|r| !listed.contains(&r.name)) {
+                let kind = if row.name.starts_with(skald_tools::tool_names::MCP_PREFIX) {
+                    ToolKind::Mcp
+                } else {
+                    ToolKind::Discovered
+                };
+                let info = ToolInfo {
+                    name: row.name,
+                    description: row.description.unwrap_or_default(),
+                    category: None,
+                    kind,
+                    sub_agents_only: false,
+                    root_agent_only: false,
+                };
+                match kind {
+                    ToolKind::Mcp => all.mcp.push(info),
+                    ToolKind::Registry | ToolKind::Synthetic | ToolKind::Discovered => {
+                        all.built_in.push(info)
+                    }
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "known tools not merged into the catalogue"),
+    }
+    all
 }

@@ -33,6 +33,6 @@ pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
-pub use known_tools::StoreKnownTools;
+pub use known_tools::{StoreKnownTools, catalog_with_known};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

@@ -48,3 +48,32 @@ async fn offered_tools_are_recorded_once_in_known_tools() {
         defs.len() + 1
     );
 }
+
+#[tokio::test]
+async fn discovered_tools_join_the_gating_catalogue_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
+    let catalog = skald_tools::ToolCatalog::new(registry.clone());
+    let discovery = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
+    let mut defs = registry.openai_definitions();
+    defs.push(json!({"type": "function", "function": {"name": "send_voice_message", "description": "Sends a voice message"}}));
+    defs.push(json!({"type": "function", "function": {"name": "mcp__fs__read", "description": "MCP read"}}));
+    discovery.observe(&defs, "round").unwrap().await.unwrap();
+
+    let all = skald_session::catalog_with_known(&catalog, &store).await;
+    let names: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
+    let once = |n: &str| names.iter().filter(|x| **x == n).count();
+    assert_eq!(once("read_file"), 1, "registry tools are not duplicated");
+    assert_eq!(once("send_voice_message"), 1);
+    let voice = all
+        .built_in
+        .iter()
+        .find(|t| t.name == "send_voice_message")
+        .unwrap();
+    assert_eq!(voice.kind, skald_protocol::ToolKind::Discovered);
+    assert_eq!(
+        all.mcp.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["mcp__fs__read"]
+    );
+}
