@@ -49,7 +49,14 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const composer = el("div", { class: "composer" }, input, send, stop);
   const main = el("section", { class: "chat-main" }, conversation, composer);
   if (current) main.prepend(sessionSettingsPanel(current, deps));
-  root.replaceChildren(el("div", { class: "chat" }, sessionList(sessions, current, deps), main));
+  let aside = sessionList(sessions, current, deps);
+  root.replaceChildren(el("div", { class: "chat" }, aside, main));
+  // A new session takes its title from the first message: show it.
+  const refreshSessions = async () => {
+    const fresh = sessionList(await deps.api.listSessions(), current, deps);
+    aside.replaceWith(fresh);
+    aside = fresh;
+  };
 
   let view: ChatView = emptyView();
   const openFile = (p: string) => deps.navigate(openFileHash(p));
@@ -93,6 +100,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       });
       paint();
     }
+    await refreshSessions().catch(() => undefined);
   };
   const stopTurn = () => {
     if (view.running) void deps.api.stopTurn(current);

@@ -1,0 +1,69 @@
+import { describe, expect, it, vi } from "vitest";
+import type { SessionEvent, SessionSummary } from "../bindings";
+import { mountChat } from "./chat";
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+function session(title: string): SessionSummary {
+  return { id: "s1", title, agentId: "main", workingDir: "/w", createdAt: 0, updatedAt: 0 };
+}
+
+function fakeApi() {
+  let titled = false;
+  return {
+    listSessions: vi.fn(async () => [session(titled ? "Hello there" : "")]),
+    sessionHistory: vi.fn().mockResolvedValue([]),
+    createSession: vi.fn(),
+    stopTurn: vi.fn().mockResolvedValue(true),
+    sendMessage: vi.fn(async (_id: string, text: string, onEvent: (e: SessionEvent) => void) => {
+      titled = true;
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      onEvent({ type: "tokenDelta", sessionId: "s1", text: `echo: ${text}` });
+      onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 2, text: `echo: ${text}` });
+      onEvent({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+      return { kind: "completed" };
+    }),
+    approveCall: vi.fn(),
+    rejectCall: vi.fn(),
+    previewAlwaysAllow: vi.fn(),
+    alwaysAllow: vi.fn(),
+    errorMessage: String,
+  };
+}
+
+describe("chat page", () => {
+  it("sends on Enter, renders the turn, and refreshes the session title", async () => {
+    const api = fakeApi();
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate: vi.fn() });
+    const input = root.querySelector("[data-testid=composer]") as HTMLTextAreaElement;
+    input.value = "Hello there";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    await flush();
+    expect(api.sendMessage).toHaveBeenCalledWith("s1", "Hello there", expect.any(Function));
+    const roles = Array.from(root.querySelectorAll("[data-role]")).map((n) => [n.getAttribute("data-role"), n.textContent?.trim()]);
+    expect(roles).toEqual([
+      ["user", "Hello there"],
+      ["assistant", "echo: Hello there"],
+    ]);
+    expect(root.querySelector("[data-session=s1]")!.textContent).toBe("Hello there");
+    expect((root.querySelector("[data-testid=stop]") as HTMLElement).hidden).toBe(true);
+    root.remove();
+  });
+
+  it("shows a failed turn's reason", async () => {
+    const api = fakeApi();
+    api.sendMessage.mockRejectedValueOnce({ code: "invalid_input", message: "no provider configured" });
+    const root = document.createElement("div");
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate: vi.fn() });
+    (root.querySelector("[data-testid=composer]") as HTMLTextAreaElement).value = "hi";
+    (root.querySelector("[data-testid=send]") as HTMLButtonElement).click();
+    await flush();
+    expect(root.querySelector(".turn-note")!.textContent).toBe("The turn failed: no provider configured");
+  });
+});
