@@ -43,6 +43,16 @@ pub fn predict_write(tool: &str, args: &Value) -> Option<WritePreview> {
         return None;
     }
     let path = PathBuf::from(path_arg(args)?);
+    // Never copy a secret into the preview (the DB and the approval card):
+    // the same policy as the read tools, symlinks and `..` included. The
+    // tool refuses such a write anyway.
+    if skald_tools::fs::check_read_allowed(&path).is_err() {
+        return Some(WritePreview {
+            path,
+            old: None,
+            new: None,
+        });
+    }
     let old = read_text(&path);
     let new = predict_content(tool, args, old.as_deref());
     Some(WritePreview { path, old, new })

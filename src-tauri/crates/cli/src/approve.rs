@@ -106,7 +106,7 @@ fn ask_terminal(prompt: &str) -> Option<bool> {
     ))
 }
 
-const NO_TTY: &str = "approval needed but stdin is not a terminal: rejecting (use --approve yes|no, or answer later with `skald approve ID`)";
+const NO_TTY: &str = "approval needed but stdin is not a terminal: rejecting (pass --approve yes to allow it, or run from a terminal to be asked)";
 
 /// The verdict of `mode` for `req` (may block on the terminal).
 fn answer_of(mode: ApproveMode, req: &ApprovalRequest) -> Verdict {

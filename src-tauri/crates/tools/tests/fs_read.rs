@@ -288,6 +288,20 @@ fn search_file_caps_matches_with_notice() {
 }
 
 #[test]
+fn search_file_says_when_a_huge_line_was_only_partly_searched() {
+    let (_d, root) = tmp();
+    let long = format!("{}NEEDLE\n", "x".repeat(2 * 1024 * 1024));
+    let p = put(&root, "big.txt", &format!("NEEDLE here\n{long}"));
+    let out = ok(tn::SEARCH_FILE, json!({"path": s(&p), "query": "needle"}));
+    assert!(out.starts_with("1 match"), "{}", &out[..200.min(out.len())]);
+    assert!(
+        out.contains("[1 line was longer than 1 MB: only the first 1 MB of each was searched"),
+        "{}",
+        &out[out.len().saturating_sub(300)..]
+    );
+}
+
+#[test]
 fn search_file_is_unicode_case_insensitive() {
     let (_d, root) = tmp();
     let p = put(&root, "u.txt", "Straße\nÉCOLE\n");

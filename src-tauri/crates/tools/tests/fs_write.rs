@@ -197,6 +197,23 @@ fn edit_file_preserves_crlf() {
         json!({"path": s(&p), "old_string": "three", "new_string": "3"}),
     );
     assert_eq!(read(&p), "uno\r\ndos\r\nextra\r\n3\r\n");
+    // A one-line match replaced by several lines: the new breaks are CRLF.
+    ok(
+        tn::EDIT_FILE,
+        json!({"path": s(&p), "old_string": "dos", "new_string": "x\ny"}),
+    );
+    assert_eq!(read(&p), "uno\r\nx\r\ny\r\nextra\r\n3\r\n");
+}
+
+#[test]
+fn edit_file_leaves_a_mixed_file_as_written() {
+    let (_d, root) = tmp();
+    let p = put(&root, "m.txt", "a\r\nb\nc\n");
+    ok(
+        tn::EDIT_FILE,
+        json!({"path": s(&p), "old_string": "b", "new_string": "x\ny"}),
+    );
+    assert_eq!(read(&p), "a\r\nx\ny\nc\n");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod common;
 mod gate;
+mod preview;
 mod seed;
 mod table;
 mod visibility;

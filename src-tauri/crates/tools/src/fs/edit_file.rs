@@ -95,6 +95,11 @@ fn invalid(reason: &str) -> ToolError {
 }
 
 /// Rewrites `s`'s line endings as CRLF.
+/// CRLF throughout: it has CRLF breaks and no bare LF ones.
+fn is_crlf_file(text: &str) -> bool {
+    text.contains("\r\n") && !text.replace("\r\n", "").contains('\n')
+}
+
 fn to_crlf(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\n', "\r\n")
 }
@@ -126,7 +131,10 @@ fn edit_file(input: &EditFileInput) -> ToolResult {
             new = to_crlf(&new);
             count = crlf_count;
         }
-    } else if text.contains("\r\n") && old.contains("\r\n") {
+    }
+    // A file written with CRLF endings keeps them: every line break the edit
+    // adds is CRLF too, whatever the model typed.
+    if is_crlf_file(&text) {
         new = to_crlf(&new);
     }
 

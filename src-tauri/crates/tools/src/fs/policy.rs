@@ -25,8 +25,7 @@ const MAX_SYMLINK_HOPS: usize = 128;
 
 /// The one-line refusal for `secrets/`. It names the rule, never the contents
 /// (not even whether the file exists).
-pub const SECRETS_DENIED: &str =
-    "access denied: paths under secrets/ are not readable by tools (use list_secrets / set_secret)";
+pub const SECRETS_DENIED: &str = "access denied: tools may not read or write paths under secrets/";
 
 /// A tool's `path` argument as a path: absolute as is, otherwise relative to
 /// the process's current directory. Tools normally receive absolute paths

@@ -122,6 +122,7 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     let mut last_printed = 0u64;
     let mut matches = 0usize;
     let mut lossy = false;
+    let mut long_lines = 0u64;
     let mut n = 0u64;
     let print = |out: &mut String, last: &mut u64, num: u64, text: &str, is_match: bool| {
         if *last != 0 && num > *last + 1 {
@@ -140,6 +141,9 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         .map_err(|e| io_failed(&e, "read", &t.display))?
     {
         n += 1;
+        if line.cut {
+            long_lines += 1;
+        }
         let text = decode(&line, &mut lossy);
         let is_match = text.to_lowercase().contains(&needle);
         if is_match {
@@ -162,12 +166,24 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         }
     }
 
+    let long_note = if long_lines > 0 {
+        format!(
+            "[{long_lines} line{} longer than {} MB: only the first {} MB of each was searched; grep_files searches whole lines]\n",
+            if long_lines == 1 { " was" } else { "s were" },
+            MAX_LINE_BYTES / (1024 * 1024),
+            MAX_LINE_BYTES / (1024 * 1024),
+        )
+    } else {
+        String::new()
+    };
     if matches == 0 {
         return Ok(format!(
-            "No matches for {} in {} ({n} lines searched)",
+            "No matches for {} in {} ({n} lines searched)\n{long_note}",
             quoted(&input.query, 200),
             t.display
-        ));
+        )
+        .trim_end()
+        .to_string());
     }
     let mut head = format!(
         "{matches} match{} for {} in {}:\n",
@@ -184,5 +200,6 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     if lossy {
         head.push_str("[the file is not valid UTF-8; invalid bytes are shown as �]\n");
     }
+    head.push_str(&long_note);
     Ok(head)
 }
