@@ -86,11 +86,12 @@ fn start_error(e: &SessionError) -> ExitCode {
     fail(2, &e.to_string())
 }
 
-/// Stops the session's turn on Ctrl-C, as the app's Stop button does.
+/// Stops the session's turn on Ctrl-C or SIGTERM, as the app's Stop button does.
 fn stop_on_ctrl_c(handler: &ChatSessionHandler, session_id: &str) -> tokio::task::JoinHandle<()> {
     let (h, id) = (handler.clone(), session_id.to_string());
+    let mut stop = crate::stop_signals();
     tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
+        while stop.recv().await.is_some() {
             if h.stop(&id) {
                 eprintln!("skald: stopping…");
             }

@@ -303,6 +303,10 @@ async fn run_tool(
         );
     }
     let args = registry.effective_args(name, args, &workdir);
+    // Checked before the gate: nobody approves a call that cannot run.
+    if let Err(e) = registry.check_args(name, &args) {
+        return fail(2, &e.to_string());
+    }
     let dir = match data_dir(data_dir_flag) {
         Ok(d) => d,
         Err(code) => return code,
@@ -314,11 +318,12 @@ async fn run_tool(
     let Some(exec) = registry.run(name, args) else {
         return fail(2, &format!("unknown tool `{name}`"));
     };
-    // Ctrl-C stops the tool the same way the app's Stop button does.
+    // Ctrl-C or SIGTERM stops the tool the same way the app's Stop button does.
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
+    let mut stop = stop_signals();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if stop.recv().await.is_some() {
             on_signal.cancel();
         }
     });
@@ -358,6 +363,35 @@ pub(crate) fn print_out(s: &str) {
     let _ = stdout.write_all(s.as_bytes());
     if !s.ends_with('\n') {
         let _ = stdout.write_all(b"\n");
+    }
+}
+
+/// Yields once per Ctrl-C (SIGINT) or SIGTERM: both stop the running work
+/// the way the app's Stop button does. Listening starts immediately.
+pub(crate) fn stop_signals() -> tokio::sync::mpsc::UnboundedReceiver<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
+    tokio::spawn(async move {
+        loop {
+            let got = tokio::select! {
+                Some(()) = recv(&mut int) => true,
+                Some(()) = recv(&mut term) => true,
+                else => false,
+            };
+            if !got || tx.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+async fn recv(sig: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
+    match sig {
+        Some(s) => s.recv().await,
+        None => None,
     }
 }
 

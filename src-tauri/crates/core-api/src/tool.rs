@@ -48,6 +48,14 @@ pub trait Tool: Send + Sync {
         args
     }
 
+    /// Validates the arguments without side effects (no I/O): parsing into
+    /// the typed input plus cheap range checks. Called before the approval
+    /// gate, so a badly formed call fails at once instead of asking a person
+    /// first. The default accepts everything.
+    fn check_args(&self, _args: &Value) -> Result<(), ToolError> {
+        Ok(())
+    }
+
     fn execute(&self, _args: Value) -> ToolResult {
         Err(ToolError::NotImplemented(self.name().to_string()))
     }

@@ -164,7 +164,8 @@ pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
 /// The source recorded for registry tools (`known_tools.source`, rules).
 pub(crate) const REGISTRY_SOURCE: &str = "builtin";
 
-/// The gate, then the execution, raced against `cancel` throughout.
+/// The argument check, the gate, then the execution, raced against `cancel`
+/// throughout.
 pub(crate) async fn execute(
     t: &Turn<'_>,
     id: &str,
@@ -173,6 +174,13 @@ pub(crate) async fn execute(
     cancel: CancellationToken,
 ) -> Result<Outcome, SessionError> {
     let registry = &t.inner.registry;
+    // Badly formed arguments fail at once: nobody is asked to approve a call
+    // that cannot run.
+    if registry.contains(name)
+        && let Err(e) = registry.check_args(name, &args)
+    {
+        return Ok(Outcome::Failed(e.to_string()));
+    }
     let repo = t.inner.store.tool_calls();
     let gate_call = GateCall {
         session_id: t.session_id().to_string(),

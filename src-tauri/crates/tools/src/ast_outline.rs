@@ -113,6 +113,11 @@ impl Tool for GetAstOutline {
         args
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        let input: OutlineInput = parse_args(tn::GET_AST_OUTLINE, args.clone())?;
+        validate_path(input.path.trim())
+    }
+
     fn execute(&self, args: Value) -> ToolResult {
         let input: OutlineInput = parse_args(tn::GET_AST_OUTLINE, args)?;
         outline_file(input.path.trim())
@@ -134,15 +139,21 @@ impl Tool for GetAstOutline {
     }
 }
 
-/// Gate, checks, read, outline: `<path> (<language>, N lines)` then the
-/// rendered outline.
-fn outline_file(path: &str) -> ToolResult {
+/// The argument check that needs no I/O.
+fn validate_path(path: &str) -> Result<(), ToolError> {
     if path.is_empty() {
         return Err(ToolError::InvalidArguments {
             tool: tn::GET_AST_OUTLINE.to_string(),
             reason: "path is empty".to_string(),
         });
     }
+    Ok(())
+}
+
+/// Gate, checks, read, outline: `<path> (<language>, N lines)` then the
+/// rendered outline.
+fn outline_file(path: &str) -> ToolResult {
+    validate_path(path)?;
     let written = fs::resolve(path);
     let canonical = fs::check_read_allowed(&written)?;
     let meta = match std::fs::metadata(&canonical) {

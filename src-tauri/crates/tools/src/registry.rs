@@ -139,6 +139,15 @@ impl ToolRegistry {
         self.tools.get(name).map(|t| t.run(args))
     }
 
+    /// Validates a call's arguments without side effects (see
+    /// `Tool::check_args`); run it before the approval gate.
+    pub fn check_args(&self, name: &str, args: &Value) -> Result<(), ToolError> {
+        match self.tools.get(name) {
+            Some(tool) => tool.check_args(args),
+            None => Err(ToolError::UnknownTool(name.to_string())),
+        }
+    }
+
     /// Arguments as they will run in `workdir` (see `Tool::effective_args`).
     pub fn effective_args(&self, name: &str, args: Value, workdir: &Path) -> Value {
         match self.tools.get(name) {

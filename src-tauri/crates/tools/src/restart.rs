@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolResult, input_schema,
-    parse_args, truncate_label,
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
+    input_schema, parse_args, truncate_label,
 };
 use tokio::sync::Notify;
 
@@ -137,6 +137,10 @@ impl Tool for Restart {
             None => tn::RESTART.to_string(),
         };
         truncate_label(&label, length.max_chars())
+    }
+
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        parse_args::<RestartInput>(tn::RESTART, args.clone()).map(drop)
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {

@@ -291,7 +291,7 @@ fn search_file_caps_matches_with_notice() {
 fn search_file_says_when_a_huge_line_was_only_partly_searched() {
     let (_d, root) = tmp();
     let long = format!("{}NEEDLE\n", "x".repeat(2 * 1024 * 1024));
-    let p = put(&root, "big.txt", &format!("NEEDLE here\n{long}"));
+    let p = put(&root, "big.txt", format!("NEEDLE here\n{long}"));
     let out = ok(tn::SEARCH_FILE, json!({"path": s(&p), "query": "needle"}));
     assert!(out.starts_with("1 match"), "{}", &out[..200.min(out.len())]);
     assert!(

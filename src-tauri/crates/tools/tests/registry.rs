@@ -333,3 +333,70 @@ fn builtin_registry_tools_have_object_schemas_and_categories() {
         );
     }
 }
+
+/// `check_args` rejects badly formed calls without running (or touching) anything.
+#[test]
+fn check_args_rejects_bad_input_without_side_effects() {
+    let r = builtin_registry(&BuiltinDeps::default());
+    let err = |name: &str, args: Value| match r.check_args(name, &args) {
+        Err(e @ ToolError::InvalidArguments { .. }) => e.to_string(),
+        other => panic!("{name} {args}: {other:?}"),
+    };
+    assert!(err(tn::READ_FILE, json!({})).contains("missing field `path`"));
+    assert!(err(tn::READ_FILE, json!({"path": "a", "limit": 0})).contains("limit must be"));
+    assert!(err(tn::READ_FILE, json!({"path": "a", "start_line": 0})).contains("1-based"));
+    assert!(
+        err(
+            tn::READ_FILE,
+            json!({"path": "a", "start_line": 5, "end_line": 2})
+        )
+        .contains("before start_line")
+    );
+    assert!(
+        err(tn::EXECUTE_CMD, json!({"command": "echo hi", "timeout": 0}))
+            .contains("timeout must be between 1 and 600")
+    );
+    assert!(
+        err(
+            tn::EXECUTE_CMD,
+            json!({"command": "echo hi", "timeout": 601})
+        )
+        .contains("timeout must be between 1 and 600")
+    );
+    assert!(err(tn::EXECUTE_CMD, json!({"command": "  "})).contains("command is empty"));
+    assert!(
+        err(
+            tn::REPLACE_LINES,
+            json!({"path": "a", "start_line": 0, "end_line": 1, "new_content": ""})
+        )
+        .contains("1-based")
+    );
+    assert!(err(tn::LIST_FILES, json!({"path": ".", "depth": 0})).contains("depth must be"));
+    assert!(
+        err(
+            tn::EDIT_FILE,
+            json!({"path": "a", "old_string": "", "new_string": "x"})
+        )
+        .contains("old_string is empty")
+    );
+    assert!(err(tn::WRITE_FILE, json!({"path": "a"})).contains("missing field `content`"));
+
+    // Well-formed calls pass, even for files that do not exist: nothing is read.
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.txt");
+    let missing = missing.to_str().unwrap();
+    r.check_args(tn::READ_FILE, &json!({"path": missing}))
+        .unwrap();
+    r.check_args(tn::WRITE_FILE, &json!({"path": missing, "content": "x"}))
+        .unwrap();
+    assert!(!dir.path().join("nope.txt").exists());
+    r.check_args(
+        tn::EXECUTE_CMD,
+        &json!({"command": "touch made", "timeout": 600}),
+    )
+    .unwrap();
+    assert!(matches!(
+        r.check_args("no_such_tool", &json!({})),
+        Err(ToolError::UnknownTool(_))
+    ));
+}

@@ -174,6 +174,17 @@ fn sessions_on_an_empty_db() {
 
 #[test]
 fn ctrl_c_stops_the_turn_and_its_command() {
+    signal_stops_the_turn_and_its_command("-INT");
+}
+
+#[test]
+fn sigterm_stops_the_turn_and_its_command() {
+    signal_stops_the_turn_and_its_command("-TERM");
+}
+
+/// `kill <signal>` on `skald chat` while `execute_cmd` runs: the turn stops
+/// as with the app's Stop button and the command's group is gone.
+fn signal_stops_the_turn_and_its_command(signal: &str) {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -219,7 +230,7 @@ fn ctrl_c_stops_the_turn_and_its_command() {
     };
     let t0 = Instant::now();
     let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());

@@ -149,3 +149,97 @@ fn status_creates_the_database_in_the_data_dir() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(dir.path().join("skald.db").exists());
 }
+
+#[test]
+fn invalid_arguments_are_exit_2_before_anyone_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    // No `--approve` and no terminal: were the gate consulted first, the
+    // call would be rejected (exit 4) before its arguments were read.
+    let out = crate::command(dir.path())
+        .args(["tool", "run", "read_file", "{}"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("missing field `path`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let out = crate::command(dir.path())
+        .args([
+            "tool",
+            "run",
+            "execute_cmd",
+            r#"{"command": "echo hi", "timeout": 0}"#,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("timeout must be between 1 and 600"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn sigterm_stops_tool_run_and_its_whole_process_group() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("w");
+    std::fs::create_dir_all(&work).unwrap();
+    let child = crate::command(&root.join("data"))
+        .args([
+            "tool",
+            "run",
+            "execute_cmd",
+            r#"{"command": "echo $$ > pgid.txt; sleep 100 & sleep 100; echo done"}"#,
+            "--workdir",
+            work.to_str().unwrap(),
+            "--approve",
+            "yes",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    // The shell and both sleeps are in the group.
+    let pgid = loop {
+        if let Some(g) = std::fs::read_to_string(work.join("pgid.txt"))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            && skald_tools::exec::live_group_members(g).len() >= 3
+        {
+            break g;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let t0 = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("done"), "{}", stdout(&out));
+    let left = skald_tools::exec::live_group_members(pgid);
+    if !left.is_empty() {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &format!("-{pgid}")])
+            .status();
+    }
+    assert!(left.is_empty(), "left running: {left:?}");
+}

@@ -425,3 +425,42 @@ async fn without_a_provider_a_restart_approval_is_only_recorded() {
     let hist = store.history().list_for_session(&sid).await.unwrap();
     assert_eq!(hist.last().unwrap().tool_call_id.as_deref(), Some("r1"));
 }
+
+#[tokio::test]
+async fn invalid_arguments_fail_before_the_gate_and_nobody_is_asked() {
+    let e = env([
+        ScriptedTurn::tool_reply(
+            "v1",
+            "execute_cmd",
+            r#"{"command": "echo hi", "timeout": 0}"#,
+        ),
+        ScriptedTurn::text_reply("ok"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    let sink = Arc::new(RecordingSink::new());
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(10),
+        h.send_message(&sid, "go", sink.clone()),
+    )
+    .await
+    .expect("the turn waited for an approval")
+    .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    assert!(requests_of(&sink).is_empty(), "no ApprovalRequired");
+    assert!(mgr.waiting().is_empty());
+    let row = e.store.tool_calls().get("v1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "failed");
+    assert_eq!(row.decision, None);
+    let request = e.request(1);
+    let content = tool_content(last_message(&request));
+    assert!(
+        content.contains("timeout must be between 1 and 600 seconds, got 0"),
+        "{content}"
+    );
+    assert!(has_event(&sink, |ev| matches!(
+        ev,
+        SessionEvent::ToolError { tool_call_id, .. } if tool_call_id == "v1"
+    )));
+}

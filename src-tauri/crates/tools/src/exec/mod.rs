@@ -152,18 +152,18 @@ impl Tool for ExecuteCmd {
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let input: ExecuteCmdInput = parse_args(tn::EXECUTE_CMD, args)?;
-            let timeout_secs = input.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
-            if !(1..=MAX_TIMEOUT_SECS).contains(&timeout_secs) {
-                return Err(invalid(format!(
-                    "timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds, got {timeout_secs}"
-                )));
-            }
-            if input.command.trim().is_empty() {
-                return Err(invalid("command is empty".to_string()));
-            }
+            let timeout = validate(&input)?;
             let dir = working_dir(input.workdir.as_deref()).await?;
-            run::run_shell(&input.command, &dir, Duration::from_secs(timeout_secs)).await
+            run::run_shell(&input.command, &dir, timeout).await
         })
+    }
+
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<ExecuteCmdInput>(
+            tn::EXECUTE_CMD,
+            args.clone(),
+        )?)
+        .map(drop)
     }
 
     fn category(&self) -> ToolCategory {
@@ -173,6 +173,20 @@ impl Tool for ExecuteCmd {
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask
     }
+}
+
+/// The argument checks that need no I/O; the timeout to run with.
+fn validate(input: &ExecuteCmdInput) -> Result<Duration, ToolError> {
+    let timeout_secs = input.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if !(1..=MAX_TIMEOUT_SECS).contains(&timeout_secs) {
+        return Err(invalid(format!(
+            "timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds, got {timeout_secs}"
+        )));
+    }
+    if input.command.trim().is_empty() {
+        return Err(invalid("command is empty".to_string()));
+    }
+    Ok(Duration::from_secs(timeout_secs))
 }
 
 fn invalid(reason: String) -> ToolError {

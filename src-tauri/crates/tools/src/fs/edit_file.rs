@@ -73,6 +73,22 @@ impl Tool for EditFile {
         edit_file(&input)
     }
 
+    /// Parsing plus `edit_file`'s opening checks, without touching the file.
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        let input: EditFileInput = parse_args(tn::EDIT_FILE, args.clone())?;
+        if input.old_string.is_empty() {
+            return Err(invalid(
+                "old_string is empty; to create a file use write_file, to add lines use insert_at_line",
+            ));
+        }
+        if input.old_string == input.new_string {
+            return Err(invalid(
+                "old_string and new_string are identical; nothing to change",
+            ));
+        }
+        Ok(())
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }

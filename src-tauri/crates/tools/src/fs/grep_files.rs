@@ -118,6 +118,10 @@ impl Tool for GrepFiles {
         grep_files(&input)
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<GrepFilesInput>(tn::GREP_FILES, args.clone())?)
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }
@@ -127,7 +131,8 @@ impl Tool for GrepFiles {
     }
 }
 
-fn grep_files(input: &GrepFilesInput) -> ToolResult {
+/// The argument checks that need no I/O.
+fn validate(input: &GrepFilesInput) -> Result<(), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::GREP_FILES.to_string(),
         reason,
@@ -149,6 +154,11 @@ fn grep_files(input: &GrepFilesInput) -> ToolResult {
             input.max_results
         )));
     }
+    Ok(())
+}
+
+fn grep_files(input: &GrepFilesInput) -> ToolResult {
+    validate(input)?;
     let t = target(&input.path)?;
     std::fs::metadata(&t.canonical).map_err(|e| io_failed(&e, "search", &t.display))?;
     let mut opts = GrepOptions::new(input.pattern.clone());

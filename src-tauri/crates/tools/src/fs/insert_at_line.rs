@@ -86,6 +86,13 @@ impl Tool for InsertAtLine {
         insert_at_line(&input)
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<InsertAtLineInput>(
+            tn::INSERT_AT_LINE,
+            args.clone(),
+        )?)
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }
@@ -100,7 +107,8 @@ impl Tool for InsertAtLine {
     }
 }
 
-fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
+/// The argument checks that need no I/O.
+fn validate(input: &InsertAtLineInput) -> Result<(), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::INSERT_AT_LINE.to_string(),
         reason,
@@ -113,6 +121,11 @@ fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
     if input.content.is_empty() {
         return Err(invalid("content is empty; nothing to insert".to_string()));
     }
+    Ok(())
+}
+
+fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
+    validate(input)?;
     let t = target(&input.path)?;
     let meta = require_file(&t)?;
     let text = read_for_edit(&t, tn::INSERT_AT_LINE, meta.len())?;

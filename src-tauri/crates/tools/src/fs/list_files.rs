@@ -89,6 +89,10 @@ impl Tool for ListFiles {
         list_files(&input)
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<ListFilesInput>(tn::LIST_FILES, args.clone())?)
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }
@@ -98,7 +102,8 @@ impl Tool for ListFiles {
     }
 }
 
-fn list_files(input: &ListFilesInput) -> ToolResult {
+/// The argument checks that need no I/O.
+fn validate(input: &ListFilesInput) -> Result<(), ToolError> {
     if input.depth == 0 || input.depth > MAX_DEPTH {
         return Err(ToolError::InvalidArguments {
             tool: tn::LIST_FILES.to_string(),
@@ -108,6 +113,11 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
             ),
         });
     }
+    Ok(())
+}
+
+fn list_files(input: &ListFilesInput) -> ToolResult {
+    validate(input)?;
     let t = target(&input.path)?;
     require_dir(&t)?;
     let root = t.canonical.clone();

@@ -93,6 +93,10 @@ impl Tool for ReadFile {
         read_file(&input)
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<ReadFileInput>(tn::READ_FILE, args.clone())?).map(drop)
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }
@@ -102,7 +106,8 @@ impl Tool for ReadFile {
     }
 }
 
-fn read_file(input: &ReadFileInput) -> ToolResult {
+/// The argument checks that need no I/O; `(start, limit)` to read with.
+fn validate(input: &ReadFileInput) -> Result<(u64, u64), ToolError> {
     let start = input.start_line.unwrap_or(1);
     if start == 0 {
         return Err(invalid(
@@ -122,6 +127,11 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
             "end_line ({end}) is before start_line ({start})"
         )));
     }
+    Ok((start, limit))
+}
+
+fn read_file(input: &ReadFileInput) -> ToolResult {
+    let (start, limit) = validate(input)?;
     let t = target(&input.path)?;
     require_file(&t)?;
     let reader = open_text(&t, tn::READ_FILE)?;

@@ -76,6 +76,14 @@ impl Tool for ReplaceLines {
         replace_lines(&input)
     }
 
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        validate(&parse_args::<ReplaceLinesInput>(
+            tn::REPLACE_LINES,
+            args.clone(),
+        )?)
+        .map(drop)
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }
@@ -90,7 +98,8 @@ impl Tool for ReplaceLines {
     }
 }
 
-fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
+/// The argument checks that need no I/O; the `(start, end)` lines.
+fn validate(input: &ReplaceLinesInput) -> Result<(u64, u64), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::REPLACE_LINES.to_string(),
         reason,
@@ -106,6 +115,11 @@ fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
             "end_line ({end}) is before start_line ({start})"
         )));
     }
+    Ok((start, end))
+}
+
+fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
+    let (start, end) = validate(input)?;
     let t = target(&input.path)?;
     let meta = require_file(&t)?;
     let text = read_for_edit(&t, tn::REPLACE_LINES, meta.len())?;

@@ -87,6 +87,25 @@ impl Tool for SearchFile {
         search_file(&input)
     }
 
+    /// Parsing plus `search_file`'s opening checks, without opening the file.
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        let input: SearchFileInput = parse_args(tn::SEARCH_FILE, args.clone())?;
+        let invalid = |reason: String| ToolError::InvalidArguments {
+            tool: tn::SEARCH_FILE.to_string(),
+            reason,
+        };
+        if input.query.is_empty() {
+            return Err(invalid("query is empty; pass the text to find".to_string()));
+        }
+        if input.context_lines > 10 {
+            return Err(invalid(format!(
+                "context_lines must be between 0 and 10 (got {})",
+                input.context_lines
+            )));
+        }
+        Ok(())
+    }
+
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         super::run_blocking(*self, args)
     }

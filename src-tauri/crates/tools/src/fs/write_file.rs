@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolResult, input_schema, parse_args,
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
+    parse_args,
 };
 
 use super::access::target;
@@ -77,6 +78,10 @@ impl Tool for WriteFile {
             input.content.len(),
             if lines == 1 { "" } else { "s" }
         ))
+    }
+
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        parse_args::<WriteFileInput>(tn::WRITE_FILE, args.clone()).map(drop)
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
