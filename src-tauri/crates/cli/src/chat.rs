@@ -126,6 +126,10 @@ pub async fn chat(data_dir: &Path, args: ChatArgs) -> ExitCode {
 
 async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     let h = &host.handler;
+    if args.prompt.trim().is_empty() {
+        return fail(2, "the prompt is empty; say what you want done");
+    }
+    let created = args.session.is_none();
     let session_id = match args.session {
         Some(id) => {
             if let Err(e) = h.open_session(&id).await {
@@ -170,7 +174,13 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     sink.print.end_line();
     match result {
         Ok(outcome) => outcome_code(&outcome),
-        Err(e) => start_error(&e),
+        Err(e) => {
+            // A turn that could not even start leaves no empty session behind.
+            if created {
+                let _ = h.delete_session(&session_id).await;
+            }
+            start_error(&e)
+        }
     }
 }
 

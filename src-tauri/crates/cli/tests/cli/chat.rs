@@ -145,6 +145,17 @@ fn chat_without_a_provider_or_with_an_unknown_session_is_exit_2() {
     // (No Ollama is expected to listen on 127.0.0.1:11434 in CI.)
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("no LLM provider"), "{}", stderr(&out));
+    // A turn that could not start leaves no empty session behind.
+    let listed = skald(&["sessions", "--json"], dir.path());
+    assert_eq!(stdout(&listed).trim(), "[]", "{}", stdout(&listed));
+    // An empty prompt is bad input.
+    let out = command(dir.path()).args(["chat", "  "]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the prompt is empty"),
+        "{}",
+        stderr(&out)
+    );
 
     let mock = MockOpenAi::start([]).unwrap();
     let out = chat(
