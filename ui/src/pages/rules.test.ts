@@ -71,3 +71,28 @@ describe("permissions page", () => {
     expect(exactRule(rules, "@fs_any")).toBeUndefined();
   });
 });
+
+describe("editing a rule", () => {
+  it("fills the form from the rule and saves it in place", async () => {
+    const api = fakeApi();
+    const root = document.createElement("div");
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountRules(root, "default", { api: api as any });
+    (root.querySelector("[data-testid=edit-rule-3]") as HTMLButtonElement).click();
+    const tool = root.querySelector("[name=toolPattern]") as HTMLInputElement;
+    expect(tool.value).toBe("execute_cmd");
+    (root.querySelector("[name=pathPattern]") as HTMLInputElement).value = "scripts/*";
+    const save = root.querySelector("[data-testid=add-rule]") as HTMLButtonElement;
+    expect(save.textContent).toBe("Save rule 3");
+    save.click();
+    expect(api.updateRule).toHaveBeenCalledWith(3, {
+      group: "default",
+      toolPattern: "execute_cmd",
+      pathPattern: "scripts/*",
+      action: "require",
+      note: null,
+      priority: 100,
+    });
+    expect(api.addRule).not.toHaveBeenCalled();
+  });
+});

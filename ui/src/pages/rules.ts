@@ -45,9 +45,28 @@ export async function mountRules(root: HTMLElement, group: string, deps = { api 
   del.addEventListener("click", () => void deps.api.deleteGroup(group).then(() => refresh("default"), fail));
 
   // Rules, in evaluation order.
+  // Add a rule.
+  const tool = el("input", { name: "toolPattern", placeholder: "tool, prefix*, *, @fs_read…", "aria-label": "Tool pattern" });
+  const path = el("input", { name: "pathPattern", placeholder: "path (optional): docs/*", "aria-label": "Path pattern" });
+  const action = select("action", ACTIONS, "require");
+  const priority = el("input", { name: "priority", type: "number", value: "100", "aria-label": "Priority" });
+  const note = el("input", { name: "note", placeholder: "note", "aria-label": "Note" });
+  const add = el("button", { type: "button", "data-testid": "add-rule" }, "Add rule");
+  // The form below adds a rule, or saves the one picked with Edit.
+  let editing: RuleView | null = null;
   const ruleRows = rules.map((r) => {
     const remove = el("button", { type: "button", "aria-label": `Delete rule ${r.id}` }, "Delete");
     remove.addEventListener("click", () => void deps.api.deleteRule(r.id).then(() => refresh(), fail));
+    const edit = el("button", { type: "button", "aria-label": `Edit rule ${r.id}`, "data-testid": `edit-rule-${r.id}` }, "Edit");
+    edit.addEventListener("click", () => {
+      editing = r;
+      tool.value = r.toolPattern;
+      path.value = r.pathPattern ?? "";
+      action.value = r.action;
+      priority.value = String(r.priority);
+      note.value = r.note ?? "";
+      add.textContent = `Save rule ${r.id}`;
+    });
     return el(
       "tr",
       { "data-rule": String(r.id) },
@@ -57,7 +76,7 @@ export async function mountRules(root: HTMLElement, group: string, deps = { api 
       el("td", { class: `action-${r.action}` }, r.action),
       el("td", {}, String(r.priority)),
       el("td", {}, r.note ?? ""),
-      el("td", {}, remove),
+      el("td", {}, edit, " ", remove),
     );
   });
   const ruleTable = el(
@@ -67,13 +86,6 @@ export async function mountRules(root: HTMLElement, group: string, deps = { api 
     el("tbody", {}, ...ruleRows),
   );
 
-  // Add a rule.
-  const tool = el("input", { name: "toolPattern", placeholder: "tool, prefix*, *, @fs_read…", "aria-label": "Tool pattern" });
-  const path = el("input", { name: "pathPattern", placeholder: "path (optional): docs/*", "aria-label": "Path pattern" });
-  const action = select("action", ACTIONS, "require");
-  const priority = el("input", { name: "priority", type: "number", value: "100", "aria-label": "Priority" });
-  const note = el("input", { name: "note", placeholder: "note", "aria-label": "Note" });
-  const add = el("button", { type: "button", "data-testid": "add-rule" }, "Add rule");
   add.addEventListener("click", () => {
     const input: RuleInput = {
       group,
@@ -83,7 +95,8 @@ export async function mountRules(root: HTMLElement, group: string, deps = { api 
       note: note.value || null,
       priority: Number(priority.value) || 0,
     };
-    void deps.api.addRule(input).then(() => refresh(), fail);
+    const saved = editing ? deps.api.updateRule(editing.id, input) : deps.api.addRule(input);
+    void saved.then(() => refresh(), fail);
   });
 
   // The tools matrix: one exact rule per tool in this group.
