@@ -109,7 +109,7 @@ pub async fn create_group(
             if r.tool_pattern == "*" && r.path_pattern.is_none() {
                 continue;
             }
-            let mut copy = NewApprovalRule {
+            let copy = NewApprovalRule {
                 group_name: name.clone(),
                 agent_id: r.agent_id,
                 source: r.source,
@@ -119,7 +119,6 @@ pub async fn create_group(
                 note: r.note,
                 priority: r.priority,
             };
-            copy.group_name = name.clone();
             repo.add_rule(&copy).await.map_err(storage)?;
         }
     }

@@ -3,7 +3,7 @@
 //! the way the tool will (`write_file`, `edit_file`, `insert_at_line`,
 //! `replace_lines`). Reads the file; never writes.
 //!
-//! The prediction mirrors the tools' own rules (CRLF handling, unique
+//! The prediction runs the tools' own edit code (`skald_tools::fs::predict_content`) (CRLF handling, unique
 //! matches, line-ending style and trailing newline kept). When the call
 //! would fail (no match, a line past the end) there is no prediction: the
 //! card shows the current content and the arguments.
@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use skald_tools::fs::path_arg;
-use skald_tools::tool_names as tn;
 
 use crate::pattern::FS_WRITE_TOOLS;
 
@@ -66,169 +65,17 @@ fn read_text(path: &std::path::Path) -> Option<String> {
     String::from_utf8(std::fs::read(path).ok()?).ok()
 }
 
-fn str_field<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
-    args.get(key).and_then(Value::as_str)
-}
-
-fn u64_field(args: &Value, key: &str) -> Option<u64> {
-    args.get(key).and_then(Value::as_u64)
-}
-
 /// The content `tool` would leave, given the current content (`None`: no
-/// file). Pure.
+/// file): the tools' own edit logic, so the preview matches the write.
 pub fn predict_content(tool: &str, args: &Value, current: Option<&str>) -> Option<String> {
-    match tool {
-        tn::WRITE_FILE => str_field(args, "content").map(str::to_string),
-        tn::EDIT_FILE => predict_edit(args, current?),
-        tn::INSERT_AT_LINE => predict_insert(args, current?),
-        tn::REPLACE_LINES => predict_replace(args, current?),
-        _ => None,
-    }
-}
-
-fn to_crlf(s: &str) -> String {
-    s.replace("\r\n", "\n").replace('\n', "\r\n")
-}
-
-fn predict_edit(args: &Value, text: &str) -> Option<String> {
-    let mut old = str_field(args, "old_string")?.to_string();
-    let mut new = str_field(args, "new_string")?.to_string();
-    let replace_all = args
-        .get("replace_all")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    if old.is_empty() || old == new {
-        return None;
-    }
-    let mut count = text.matches(old.as_str()).count();
-    if count == 0 && text.contains("\r\n") && old.contains('\n') {
-        let crlf_old = to_crlf(&old);
-        let crlf_count = text.matches(crlf_old.as_str()).count();
-        if crlf_count > 0 {
-            old = crlf_old;
-            new = to_crlf(&new);
-            count = crlf_count;
-        }
-    } else if text.contains("\r\n") && old.contains("\r\n") {
-        new = to_crlf(&new);
-    }
-    if count == 0 || (count > 1 && !replace_all) {
-        return None;
-    }
-    Some(if replace_all {
-        text.replace(old.as_str(), &new)
-    } else {
-        text.replacen(old.as_str(), &new, 1)
-    })
-}
-
-/// A file's lines with their terminators (the tools' `LineDoc`).
-struct Lines {
-    lines: Vec<(String, &'static str)>,
-    eol: &'static str,
-    trailing_eol: bool,
-}
-
-impl Lines {
-    fn parse(text: &str) -> Self {
-        let mut lines = Vec::new();
-        let (mut crlf, mut lf) = (0usize, 0usize);
-        for chunk in text.split_inclusive('\n') {
-            if let Some(s) = chunk.strip_suffix("\r\n") {
-                crlf += 1;
-                lines.push((s.to_string(), "\r\n"));
-            } else if let Some(s) = chunk.strip_suffix('\n') {
-                lf += 1;
-                lines.push((s.to_string(), "\n"));
-            } else {
-                lines.push((chunk.to_string(), ""));
-            }
-        }
-        let trailing_eol = lines.last().is_none_or(|(_, eol)| !eol.is_empty());
-        Self {
-            lines,
-            eol: if crlf > lf { "\r\n" } else { "\n" },
-            trailing_eol,
-        }
-    }
-
-    fn splice(&mut self, start: usize, end: usize, new_lines: Vec<String>) {
-        let eol = self.eol;
-        self.lines
-            .splice(start..end, new_lines.into_iter().map(|l| (l, eol)));
-        let n = self.lines.len();
-        for (i, line) in self.lines.iter_mut().enumerate() {
-            if i + 1 < n {
-                if line.1.is_empty() {
-                    line.1 = eol;
-                }
-            } else if !self.trailing_eol {
-                line.1 = "";
-            } else if line.1.is_empty() {
-                line.1 = eol;
-            }
-        }
-    }
-
-    fn render(&self) -> String {
-        self.lines.iter().fold(String::new(), |mut out, (t, e)| {
-            out.push_str(t);
-            out.push_str(e);
-            out
-        })
-    }
-}
-
-fn content_lines(content: &str) -> Vec<String> {
-    if content.is_empty() {
-        return Vec::new();
-    }
-    let body = content
-        .strip_suffix("\r\n")
-        .or_else(|| content.strip_suffix('\n'))
-        .unwrap_or(content);
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-        .collect()
-}
-
-fn predict_insert(args: &Value, text: &str) -> Option<String> {
-    let line = u64_field(args, "line")?;
-    let content = str_field(args, "content")?;
-    let after = str_field(args, "position") == Some("after");
-    if line == 0 || content.is_empty() {
-        return None;
-    }
-    let mut doc = Lines::parse(text);
-    let total = doc.lines.len() as u64;
-    let index = match after {
-        false if line <= total + 1 => line - 1,
-        true if line <= total => line,
-        _ => return None,
-    };
-    let at = usize::try_from(index).ok()?;
-    doc.splice(at, at, content_lines(content));
-    Some(doc.render())
-}
-
-fn predict_replace(args: &Value, text: &str) -> Option<String> {
-    let start = u64_field(args, "start_line")?;
-    let end = u64_field(args, "end_line")?;
-    let content = str_field(args, "new_content")?;
-    let mut doc = Lines::parse(text);
-    let total = doc.lines.len() as u64;
-    if start == 0 || end < start || end > total {
-        return None;
-    }
-    let (s, e) = (usize::try_from(start - 1).ok()?, usize::try_from(end).ok()?);
-    doc.splice(s, e, content_lines(content));
-    Some(doc.render())
+    skald_tools::fs::predict_content(tool, args, current)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use skald_tools::tool_names as tn;
 
     #[test]
     fn write_file_predicts_its_content() {

@@ -75,18 +75,7 @@ impl Tool for EditFile {
 
     /// Parsing plus `edit_file`'s opening checks, without touching the file.
     fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        let input: EditFileInput = parse_args(tn::EDIT_FILE, args.clone())?;
-        if input.old_string.is_empty() {
-            return Err(invalid(
-                "old_string is empty; to create a file use write_file, to add lines use insert_at_line",
-            ));
-        }
-        if input.old_string == input.new_string {
-            return Err(invalid(
-                "old_string and new_string are identical; nothing to change",
-            ));
-        }
-        Ok(())
+        validate(&parse_args(tn::EDIT_FILE, args.clone())?)
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
@@ -110,17 +99,71 @@ fn invalid(reason: &str) -> ToolError {
     }
 }
 
-/// Rewrites `s`'s line endings as CRLF.
 /// CRLF throughout: it has CRLF breaks and no bare LF ones.
 fn is_crlf_file(text: &str) -> bool {
     text.contains("\r\n") && !text.replace("\r\n", "").contains('\n')
 }
 
+/// Rewrites `s`'s line endings as CRLF.
 fn to_crlf(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\n', "\r\n")
 }
 
-fn edit_file(input: &EditFileInput) -> ToolResult {
+/// A successful edit: the new text, how many matches it replaced and the
+/// line of the first.
+pub(crate) struct EditApplied {
+    pub(crate) updated: String,
+    pub(crate) count: usize,
+    pub(crate) first_line: usize,
+}
+
+/// Why an edit does not apply.
+pub(crate) enum EditMiss {
+    NotFound,
+    Ambiguous(usize),
+}
+
+/// The edit applied to `text`, pure: what the tool writes and what the
+/// approval card previews. Exact match first; in a CRLF file an LF-written
+/// old_string is matched with CRLF endings, and every line break the edit
+/// adds to a CRLF file is CRLF too, whatever the model typed.
+pub(crate) fn apply_edit(text: &str, input: &EditFileInput) -> Result<EditApplied, EditMiss> {
+    let (mut old, mut new) = (input.old_string.clone(), input.new_string.clone());
+    let mut count = text.matches(old.as_str()).count();
+    if count == 0 && text.contains("\r\n") && old.contains('\n') {
+        let crlf_old = to_crlf(&old);
+        let crlf_count = text.matches(crlf_old.as_str()).count();
+        if crlf_count > 0 {
+            old = crlf_old;
+            count = crlf_count;
+        }
+    }
+    if is_crlf_file(text) || old.contains("\r\n") {
+        new = to_crlf(&new);
+    }
+    if count == 0 {
+        return Err(EditMiss::NotFound);
+    }
+    if count > 1 && !input.replace_all {
+        return Err(EditMiss::Ambiguous(count));
+    }
+    let first_line = text
+        .find(old.as_str())
+        .map_or(1, |i| text[..i].matches('\n').count() + 1);
+    let updated = if input.replace_all {
+        text.replace(old.as_str(), &new)
+    } else {
+        text.replacen(old.as_str(), &new, 1)
+    };
+    Ok(EditApplied {
+        updated,
+        count,
+        first_line,
+    })
+}
+
+/// The argument checks that need no I/O.
+pub(crate) fn validate(input: &EditFileInput) -> Result<(), ToolError> {
     if input.old_string.is_empty() {
         return Err(invalid(
             "old_string is empty; to create a file use write_file, to add lines use insert_at_line",
@@ -131,48 +174,33 @@ fn edit_file(input: &EditFileInput) -> ToolResult {
             "old_string and new_string are identical; nothing to change",
         ));
     }
+    Ok(())
+}
+
+fn edit_file(input: &EditFileInput) -> ToolResult {
+    validate(input)?;
     let t = target(&input.path)?;
     let meta = require_file(&t)?;
     let text = read_for_edit(&t, tn::EDIT_FILE, meta.len())?;
 
-    // Exact match first; in a CRLF file, an LF-written old_string is matched
-    // (and new_string written) with CRLF endings.
-    let (mut old, mut new) = (input.old_string.clone(), input.new_string.clone());
-    let mut count = text.matches(old.as_str()).count();
-    if count == 0 && text.contains("\r\n") && old.contains('\n') {
-        let crlf_old = to_crlf(&old);
-        let crlf_count = text.matches(crlf_old.as_str()).count();
-        if crlf_count > 0 {
-            old = crlf_old;
-            new = to_crlf(&new);
-            count = crlf_count;
+    let EditApplied {
+        updated,
+        count,
+        first_line,
+    } = match apply_edit(&text, input) {
+        Ok(applied) => applied,
+        Err(EditMiss::NotFound) => {
+            return Err(ToolError::Failed(format!(
+                "old_string not found in {}; read_file it and copy the exact text (whitespace and indentation must match)",
+                t.display
+            )));
         }
-    }
-    // A file written with CRLF endings keeps them: every line break the edit
-    // adds is CRLF too, whatever the model typed.
-    if is_crlf_file(&text) {
-        new = to_crlf(&new);
-    }
-
-    if count == 0 {
-        return Err(ToolError::Failed(format!(
-            "old_string not found in {}; read_file it and copy the exact text (whitespace and indentation must match)",
-            t.display
-        )));
-    }
-    if count > 1 && !input.replace_all {
-        return Err(ToolError::Failed(format!(
-            "old_string matches {count} times in {}; include more surrounding lines to make it unique, or set replace_all=true",
-            t.display
-        )));
-    }
-    let first_line = text
-        .find(old.as_str())
-        .map_or(1, |i| text[..i].matches('\n').count() + 1);
-    let updated = if input.replace_all {
-        text.replace(old.as_str(), &new)
-    } else {
-        text.replacen(old.as_str(), &new, 1)
+        Err(EditMiss::Ambiguous(count)) => {
+            return Err(ToolError::Failed(format!(
+                "old_string matches {count} times in {}; include more surrounding lines to make it unique, or set replace_all=true",
+                t.display
+            )));
+        }
     };
     write_atomic(&t.canonical, &t.display, updated.as_bytes())?;
     Ok(if count == 1 {

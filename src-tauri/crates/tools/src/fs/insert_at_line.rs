@@ -108,7 +108,7 @@ impl Tool for InsertAtLine {
 }
 
 /// The argument checks that need no I/O.
-fn validate(input: &InsertAtLineInput) -> Result<(), ToolError> {
+pub(crate) fn validate(input: &InsertAtLineInput) -> Result<(), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::INSERT_AT_LINE.to_string(),
         reason,
@@ -124,6 +124,23 @@ fn validate(input: &InsertAtLineInput) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Inserts the content into `doc`, pure: what the tool writes and what the
+/// approval card previews. The 0-based index of the first new line and the
+/// number of lines added; `None` when `line` is past the end.
+pub(crate) fn apply_insert(doc: &mut LineDoc, input: &InsertAtLineInput) -> Option<(u64, usize)> {
+    let total = doc.len() as u64;
+    let index = match input.position {
+        InsertPosition::Before if input.line <= total + 1 => input.line.checked_sub(1)?,
+        InsertPosition::After if input.line <= total => input.line,
+        InsertPosition::Before | InsertPosition::After => return None,
+    };
+    let new_lines = content_lines(&input.content);
+    let added = new_lines.len();
+    let at = usize::try_from(index).ok()?;
+    doc.splice(at, at, new_lines);
+    Some((index, added))
+}
+
 fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
     validate(input)?;
     let t = target(&input.path)?;
@@ -131,19 +148,15 @@ fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
     let text = read_for_edit(&t, tn::INSERT_AT_LINE, meta.len())?;
     let mut doc = LineDoc::parse(&text);
     let total = doc.len() as u64;
-    let index = match input.position {
-        InsertPosition::Before if input.line <= total + 1 => input.line - 1,
-        InsertPosition::After if input.line <= total => input.line,
-        InsertPosition::Before => {
-            return Err(ToolError::Failed(format!(
+    let Some((index, added)) = apply_insert(&mut doc, input) else {
+        return Err(match input.position {
+            InsertPosition::Before => ToolError::Failed(format!(
                 "line {} is past the end of {}, which has {total} lines; use line={} to append",
                 input.line,
                 t.display,
                 total + 1
-            )));
-        }
-        InsertPosition::After => {
-            return Err(ToolError::Failed(format!(
+            )),
+            InsertPosition::After => ToolError::Failed(format!(
                 "line {} is past the end of {}, which has {total} lines{}",
                 input.line,
                 t.display,
@@ -152,13 +165,9 @@ fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
                 } else {
                     ""
                 }
-            )));
-        }
+            )),
+        });
     };
-    let new_lines = content_lines(&input.content);
-    let added = new_lines.len();
-    let at = index as usize;
-    doc.splice(at, at, new_lines);
     write_atomic(&t.canonical, &t.display, doc.render().as_bytes())?;
     Ok(format!(
         "Inserted {added} line{} into {} at line {} (file now has {} lines)",

@@ -62,8 +62,8 @@ pub fn canonicalize_for_policy(path: &Path, base: &Path) -> PathBuf {
     let mut hops = 0usize;
     let mut resolved = PathBuf::new();
     // Components still to walk, as a stack (reversed, for cheap pops).
-    let mut todo: Vec<PathBuf> = components_rev(&abs);
-    while let Some(comp) = todo.pop() {
+    let mut rest: Vec<PathBuf> = components_rev(&abs);
+    while let Some(comp) = rest.pop() {
         match classify(&comp) {
             Step::Root => {
                 resolved = comp.clone();
@@ -85,7 +85,7 @@ pub fn canonicalize_for_policy(path: &Path, base: &Path) -> PathBuf {
                             // A loop (or an unreadable link): stop here.
                             _ => {
                                 resolved = candidate;
-                                append_lexical(&mut resolved, todo);
+                                append_lexical(&mut resolved, rest);
                                 return resolved;
                             }
                         };
@@ -94,14 +94,14 @@ pub fn canonicalize_for_policy(path: &Path, base: &Path) -> PathBuf {
                         if target.is_absolute() {
                             resolved = PathBuf::new();
                         }
-                        todo.append(&mut target_rev);
+                        rest.append(&mut target_rev);
                     }
                     Ok(_) => resolved = candidate,
                     Err(_) => {
                         // Not there (or not reachable): the rest is a tail
                         // that does not exist yet.
                         resolved = candidate;
-                        append_lexical(&mut resolved, todo);
+                        append_lexical(&mut resolved, rest);
                         return resolved;
                     }
                 }
@@ -154,8 +154,8 @@ fn components_rev(p: &Path) -> Vec<PathBuf> {
 
 /// Appends the remaining (reversed) components lexically: `.` dropped, `..`
 /// pops (never above the root).
-fn append_lexical(resolved: &mut PathBuf, mut todo: Vec<PathBuf>) {
-    while let Some(comp) = todo.pop() {
+fn append_lexical(resolved: &mut PathBuf, mut rest: Vec<PathBuf>) {
+    while let Some(comp) = rest.pop() {
         match classify(&comp) {
             Step::Root => *resolved = comp,
             Step::Cur => {}

@@ -99,7 +99,7 @@ impl Tool for ReplaceLines {
 }
 
 /// The argument checks that need no I/O; the `(start, end)` lines.
-fn validate(input: &ReplaceLinesInput) -> Result<(u64, u64), ToolError> {
+pub(crate) fn validate(input: &ReplaceLinesInput) -> Result<(u64, u64), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::REPLACE_LINES.to_string(),
         reason,
@@ -118,6 +118,24 @@ fn validate(input: &ReplaceLinesInput) -> Result<(u64, u64), ToolError> {
     Ok((start, end))
 }
 
+/// Replaces the lines in `doc`, pure: what the tool writes and what the
+/// approval card previews. The number of lines added; `None` for a range
+/// that is not inside the file (call [`validate`] first for the messages).
+pub(crate) fn apply_replace(doc: &mut LineDoc, input: &ReplaceLinesInput) -> Option<usize> {
+    let (start, end) = (input.start_line, input.end_line);
+    if start == 0 || end < start || end > doc.len() as u64 {
+        return None;
+    }
+    let new_lines = content_lines(&input.new_content);
+    let added = new_lines.len();
+    doc.splice(
+        usize::try_from(start - 1).ok()?,
+        usize::try_from(end).ok()?,
+        new_lines,
+    );
+    Some(added)
+}
+
 fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
     let (start, end) = validate(input)?;
     let t = target(&input.path)?;
@@ -125,15 +143,12 @@ fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
     let text = read_for_edit(&t, tn::REPLACE_LINES, meta.len())?;
     let mut doc = LineDoc::parse(&text);
     let total = doc.len() as u64;
-    if end > total {
+    let Some(added) = apply_replace(&mut doc, input) else {
         return Err(ToolError::Failed(format!(
             "lines {start}-{end} go past the end of {}, which has {total} lines",
             t.display
         )));
-    }
-    let new_lines = content_lines(&input.new_content);
-    let added = new_lines.len();
-    doc.splice((start - 1) as usize, end as usize, new_lines);
+    };
     write_atomic(&t.canonical, &t.display, doc.render().as_bytes())?;
     Ok(format!(
         "Replaced lines {start}-{end} of {} ({} line{} removed, {added} added; file now has {} lines)",

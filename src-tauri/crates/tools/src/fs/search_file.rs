@@ -89,21 +89,7 @@ impl Tool for SearchFile {
 
     /// Parsing plus `search_file`'s opening checks, without opening the file.
     fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        let input: SearchFileInput = parse_args(tn::SEARCH_FILE, args.clone())?;
-        let invalid = |reason: String| ToolError::InvalidArguments {
-            tool: tn::SEARCH_FILE.to_string(),
-            reason,
-        };
-        if input.query.is_empty() {
-            return Err(invalid("query is empty; pass the text to find".to_string()));
-        }
-        if input.context_lines > 10 {
-            return Err(invalid(format!(
-                "context_lines must be between 0 and 10 (got {})",
-                input.context_lines
-            )));
-        }
-        Ok(())
+        validate(&parse_args(tn::SEARCH_FILE, args.clone())?)
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
@@ -115,7 +101,8 @@ impl Tool for SearchFile {
     }
 }
 
-fn search_file(input: &SearchFileInput) -> ToolResult {
+/// The argument checks that need no I/O.
+fn validate(input: &SearchFileInput) -> Result<(), ToolError> {
     let invalid = |reason: String| ToolError::InvalidArguments {
         tool: tn::SEARCH_FILE.to_string(),
         reason,
@@ -129,6 +116,11 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
             input.context_lines
         )));
     }
+    Ok(())
+}
+
+fn search_file(input: &SearchFileInput) -> ToolResult {
+    validate(input)?;
     let ctx = input.context_lines as usize;
     let needle = input.query.to_lowercase();
     let t = target(&input.path)?;
