@@ -21,6 +21,12 @@ pub(crate) fn show_main_window(app: &tauri::AppHandle) {
     }
 }
 
+/// tauri-driver launches the app with this set (it is what turns on WebKit's
+/// automation in Tauri 2).
+fn under_automation() -> bool {
+    std::env::var("TAURI_WEBVIEW_AUTOMATION").as_deref() == Ok("true")
+}
+
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -61,8 +67,11 @@ pub fn run() {
         })
         .on_window_event(|window, event| {
             // Closing the main window hides it to the tray; Quit is in the tray.
+            // A WebDriver session closing the window means "done": hiding
+            // would leave a headless app nobody can reach or stop.
             if let WindowEvent::CloseRequested { api, .. } = event
                 && window.label() == "main"
+                && !under_automation()
             {
                 api.prevent_close();
                 let _ = window.hide();

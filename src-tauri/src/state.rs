@@ -36,7 +36,7 @@ impl AppState {
             store.clone(),
             registry,
             providers,
-            agents_dir(resource_dir.as_deref()),
+            agents_dir(resource_dir.as_deref(), &data_dir),
         )
         .with_gate(Arc::new(approvals.clone()));
         Ok(Self {
@@ -88,17 +88,21 @@ impl AppState {
     }
 }
 
-/// `SKALD_AGENTS_DIR`, else the bundled resources, else the source tree (dev).
-fn agents_dir(resource_dir: Option<&Path>) -> PathBuf {
+/// `SKALD_AGENTS_DIR`, else the bundled resources, else the source tree (dev
+/// builds), else `<data dir>/agents`. The default agent is compiled in, so a
+/// binary whose source tree is gone still answers.
+fn agents_dir(resource_dir: Option<&Path>, data_dir: &Path) -> PathBuf {
     if let Some(dir) = std::env::var_os("SKALD_AGENTS_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    if let Some(bundled) = resource_dir.map(|r| r.join("agents"))
-        && bundled.is_dir()
-    {
-        return bundled;
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("agents")
+    [
+        resource_dir.map(|r| r.join("agents")),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("agents")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|d| d.is_dir())
+    .unwrap_or_else(|| data_dir.join("agents"))
 }
 
 /// The launch directory, unless that is `/` (a desktop launcher), then home.

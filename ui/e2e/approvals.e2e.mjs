@@ -36,13 +36,13 @@ before(async () => {
     ["Writing another.", ...writeCall("call_w2", "second.txt", "second\n")],
     ["Understood, I did not write it.", { finish_reason: "stop" }],
   ]);
-  driver = await startDriver(4444, { cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  driver = await startDriver({ name: "approvals", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
 });
 
 after(async () => {
   await session?.quit();
-  driver?.proc.kill();
+  await driver?.stop();
   mock?.close();
 });
 

@@ -38,13 +38,13 @@ before(async () => {
     // Third turn: the session works again after a stop.
     ["Back again.", { finish_reason: "stop" }],
   ]);
-  driver = await startDriver(4444, { cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
 });
 
 after(async () => {
   await session?.quit();
-  driver?.proc.kill();
+  await driver?.stop();
   mock?.close();
 });
 

@@ -16,13 +16,13 @@ let driver;
 let session;
 
 before(async () => {
-  driver = await startDriver();
+  driver = await startDriver({ name: "tools" });
   session = await Session.create(driver.base, app);
 });
 
 after(async () => {
   await session?.quit();
-  driver?.proc.kill();
+  await driver?.stop();
 });
 
 test("the Tools page lists exactly the catalogue of `skald tools --json`", async () => {

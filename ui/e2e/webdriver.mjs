@@ -1,6 +1,10 @@
 // A minimal W3C WebDriver client over fetch, enough to drive the real app
 // through tauri-driver + WebKitWebDriver without pulling in a browser stack.
 import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export class Session {
@@ -44,7 +48,25 @@ export class Session {
       if (v) return v;
       await sleep(200);
     }
-    throw new Error(`timed out waiting for ${what}`);
+    throw new Error(`timed out waiting for ${what}${await this.describePage(what)}`);
+  }
+
+  /** What the page showed when a wait failed: its text and a screenshot, so a CI log explains itself. */
+  async describePage(what) {
+    let text = "";
+    try {
+      text = String(await this.execute("return location.hash + '\\n' + document.body.innerText")).slice(0, 2000);
+      const dir = process.env.SKALD_SCREENSHOTS;
+      if (dir) {
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, `failed-${what.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}.png`);
+        writeFileSync(file, await this.screenshot());
+        text += `\n(screenshot: ${file})`;
+      }
+    } catch (e) {
+      text += `\n(could not read the page: ${e})`;
+    }
+    return `; the page showed:\n${text}`;
   }
 
   screenshot() {
@@ -69,24 +91,89 @@ async function call(base, method, path, body) {
   return json;
 }
 
-/** Starts tauri-driver and resolves once it accepts connections. */
-export async function startDriver(port = 4444, { cwd, env } = {}) {
+/** Two consecutive free TCP ports (tauri-driver's own and the native driver's). */
+async function freePorts() {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await new Promise((resolve, reject) => {
+      const srv = createServer();
+      srv.once("error", reject);
+      srv.listen(0, "127.0.0.1", () => {
+        const { port } = srv.address();
+        srv.close(() => resolve(port));
+      });
+    });
+    const next = await new Promise((resolve) => {
+      const srv = createServer();
+      srv.once("error", () => resolve(false));
+      srv.listen(port + 1, "127.0.0.1", () => srv.close(() => resolve(true)));
+    });
+    if (next && port < 65535) return port;
+  }
+  throw new Error("no two free consecutive ports on 127.0.0.1");
+}
+
+/** Whether any process of group `pgid` is still running (zombies do not count: nobody may reap them). */
+function groupAlive(pgid) {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
+  }
+  return false;
+}
+
+/**
+ * Starts tauri-driver in a process group of its own and resolves once it
+ * accepts connections. WebKitWebDriver and the app it launches join that
+ * group, so `stop()` can end all of them: tauri-driver SIGKILLs
+ * WebKitWebDriver on SIGTERM, which would otherwise orphan a still-running
+ * app. Their output goes to a log file, never to the test runner's pipes, so
+ * even a survivor cannot hold CI's output open.
+ */
+export async function startDriver({ cwd, env, name = "driver" } = {}) {
+  const port = await freePorts();
+  const logDir = process.env.SKALD_E2E_LOGS ?? tmpdir();
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const log = openSync(logFile, "w");
   const proc = spawn("tauri-driver", ["--port", String(port), "--native-port", String(port + 1)], {
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", log, log],
+    detached: true,
     cwd,
     env: { ...process.env, ...env },
   });
+  closeSync(log);
+  const stop = async () => {
+    if (!proc.pid) return;
+    for (const [signal, waitMs] of [["SIGTERM", 3_000], ["SIGKILL", 2_000]]) {
+      if (!groupAlive(proc.pid)) return;
+      try {
+        process.kill(-proc.pid, signal);
+      } catch {
+        return;
+      }
+      const deadline = Date.now() + waitMs;
+      while (Date.now() < deadline && groupAlive(proc.pid)) await sleep(50);
+    }
+  };
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`tauri-driver exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null) throw new Error(`tauri-driver exited with ${proc.exitCode}; see ${logFile}`);
     try {
       await fetch(`${base}/status`);
-      return { proc, base };
+      return { proc, base, stop, logFile };
     } catch {
       await sleep(200);
     }
   }
-  proc.kill();
-  throw new Error("tauri-driver did not start");
+  await stop();
+  throw new Error(`tauri-driver did not start; see ${logFile}`);
 }

@@ -18,6 +18,16 @@ const MAX_INCLUDE_DEPTH: usize = 16;
 /// The agent id a session gets when none is given.
 pub const DEFAULT_AGENT: &str = "main";
 
+/// The default agent's prompt, compiled in: an installed binary must answer
+/// even when no `agents/` directory ships beside it (or the source tree it
+/// was built from is gone). A file on disk still wins, so it can be edited.
+const BUILTIN_MAIN: &str = include_str!("../../../../agents/main/AGENT.md");
+
+/// The compiled-in prompt of a built-in agent, if `agent_id` names one.
+pub fn builtin_system_prompt(agent_id: &str) -> Option<&'static str> {
+    (agent_id == DEFAULT_AGENT).then(|| BUILTIN_MAIN.trim_end())
+}
+
 /// Loads the system prompt of `agent_id` from `agents_dir`.
 pub fn load_system_prompt(agents_dir: &Path, agent_id: &str) -> Result<String, SessionError> {
     if agent_id.is_empty() || agent_id.contains(['/', '\\']) || agent_id == "." || agent_id == ".."
@@ -30,6 +40,11 @@ pub fn load_system_prompt(agents_dir: &Path, agent_id: &str) -> Result<String, S
     let dir = agents_dir.join(agent_id);
     let file = dir.join(AGENT_FILE);
     if !file.is_file() {
+        if let Some(builtin) = builtin_system_prompt(agent_id)
+            && !dir.exists()
+        {
+            return Ok(builtin.to_string());
+        }
         return Err(SessionError::AgentNotFound {
             agent: agent_id.to_string(),
             path: file,
@@ -158,6 +173,29 @@ mod tests {
             load_system_prompt(d.path(), "a"),
             Err(SessionError::IncludeCycle { .. })
         ));
+    }
+
+    #[test]
+    fn the_default_agent_answers_without_any_agents_dir() {
+        let gone = tempfile::tempdir().unwrap().path().join("no-such-dir");
+        let p = load_system_prompt(&gone, DEFAULT_AGENT).unwrap();
+        assert!(p.starts_with("You are Skald"), "{p}");
+        assert_eq!(Some(p.as_str()), builtin_system_prompt(DEFAULT_AGENT));
+        // A file on disk wins over the compiled-in copy.
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("main")).unwrap();
+        std::fs::write(d.path().join("main/AGENT.md"), "Edited.\n").unwrap();
+        assert_eq!(
+            load_system_prompt(d.path(), DEFAULT_AGENT).unwrap(),
+            "Edited."
+        );
+        // A directory without its AGENT.md is a broken install, not a fallback.
+        std::fs::remove_file(d.path().join("main/AGENT.md")).unwrap();
+        assert!(matches!(
+            load_system_prompt(d.path(), DEFAULT_AGENT),
+            Err(SessionError::AgentNotFound { .. })
+        ));
+        assert_eq!(builtin_system_prompt("other"), None);
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod sessions;
 pub mod testing;
 mod turn;
 
-pub use agent::{AGENT_FILE, DEFAULT_AGENT, load_system_prompt};
+pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
