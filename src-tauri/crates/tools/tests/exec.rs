@@ -267,6 +267,27 @@ async fn background_job_with_redirected_output_keeps_running() {
 }
 
 #[tokio::test]
+async fn stdin_is_empty_and_a_finished_command_leaves_nothing_behind() {
+    // `cat` must see EOF at once (stdin is /dev/null, not the watchdog's pipe),
+    // and once the shell exits nothing of the group is left, watchdog included.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &format!("{RECORD_PGID}; cat; echo after")).await;
+    assert_eq!(out, "after\n[exit code: 0]");
+    assert_group_gone(read_pgid(dir.path()), Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn the_command_cannot_reach_the_watchdogs_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(
+        dir.path(),
+        "readlink /proc/$$/fd/0; [ -e /proc/$$/fd/3 ] && echo fd3-open || echo fd3-closed",
+    )
+    .await;
+    assert_eq!(out, "/dev/null\nfd3-closed\n[exit code: 0]");
+}
+
+#[tokio::test]
 async fn long_output_keeps_head_and_tail() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(

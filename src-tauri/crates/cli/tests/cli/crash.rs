@@ -24,7 +24,7 @@ fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
     c
 }
 
-/// Kills what the killed `skald` left running (its command's process group).
+/// Kills the command's process group (a no-op once the watchdog did).
 fn kill_group(pgid: i32) {
     let _ = std::process::Command::new("kill")
         .args(["-KILL", "--", &format!("-{pgid}")])
@@ -81,8 +81,17 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
     };
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
-    // A SIGKILLed host cannot stop its children; clean up the orphan.
-    kill_group(pgid);
+    // The command's watchdog sees its host gone and kills the whole group.
+    let killed = Instant::now();
+    while !live_group_members(pgid).is_empty() && killed.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let orphans = live_group_members(pgid);
+    kill_group(pgid); // never leave a `sleep 30` behind, even when failing
+    assert!(
+        orphans.is_empty(),
+        "the command outlived its SIGKILLed host: {orphans:?}"
+    );
 
     let store = Store::open(&data).await.unwrap();
     let sid = store.sessions().list().await.unwrap()[0].id.clone();

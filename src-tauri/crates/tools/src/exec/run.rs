@@ -2,8 +2,16 @@
 //!
 //! The child is `/bin/sh -c <command>` in a new process group (pgid = its
 //! pid) with stdin at `/dev/null` and stdout *and* stderr on the write end of
-//! one pipe, so the two streams interleave exactly as written. The call ends
-//! in one of three ways:
+//! one pipe, so the two streams interleave exactly as written.
+//!
+//! A watchdog shares the group: a background `read` on a pipe whose only
+//! write end this process holds. If the host dies in any way — SIGKILL
+//! included, where no destructor runs — the read sees EOF and the watchdog
+//! kills the whole group, so a crashed Skald leaves no orphaned command. A
+//! command that finished normally disarms it by writing `done`. This needs no
+//! `unsafe` (`PR_SET_PDEATHSIG` would, and would reach only the direct child).
+//!
+//! The call ends in one of three ways:
 //!
 //! * **Exited** — the shell exited and the pipe reached EOF: the status line
 //!   is `[exit code: N]` or `[killed by signal N (SIGX)]`. Leftover group
@@ -41,6 +49,15 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(250);
 const FINAL_DRAIN: Duration = Duration::from_millis(500);
 const READ_CHUNK: usize = 64 * 1024;
 const SHELL: &str = "/bin/sh";
+/// What the host writes to disarm the watchdog after a normal exit.
+const DISARM: &[u8] = b"done\n";
+/// Runs as `sh -c WRAPPER skald-exec <command>`: keeps the host's pipe on fd 3
+/// for the watchdog only, gives the command `/dev/null` as stdin, then becomes
+/// the command's shell (same pid, so the group leader stays the shell).
+const WRAPPER: &str = r#"exec 3<&0 </dev/null
+{ read -r state <&3; [ "$state" = done ] || kill -s KILL 0; } >/dev/null 2>&1 &
+exec 3<&-
+exec /bin/sh -c "$1""#;
 
 enum Ending {
     Exited(ExitStatus),
@@ -58,6 +75,8 @@ pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> T
     );
     let started = Instant::now();
     let (mut child, mut reader) = spawn(command, dir)?;
+    // Held until the end: its closing (with this process) is the watchdog's cue.
+    let mut watchdog = child.stdin.take();
     let Some(pid) = child.id() else {
         return Err(ToolError::failed(format!(
             "{}: the shell exited before it could be tracked",
@@ -109,7 +128,13 @@ pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> T
     };
 
     match ending {
-        Ending::Exited(_) => group.disarm(),
+        Ending::Exited(_) => {
+            group.disarm();
+            if let Some(mut w) = watchdog.take() {
+                // A failed write means the watchdog is gone already.
+                let _ = tokio::io::AsyncWriteExt::write_all(&mut w, DISARM).await;
+            }
+        }
         Ending::LingeringOutput(_) | Ending::TimedOut => {
             group.terminate();
             let _ = tokio::time::timeout(FINAL_DRAIN + TERM_GRACE, async {
@@ -147,9 +172,11 @@ fn spawn(command: &str, dir: &Path) -> Result<(Child, ChildStdout), ToolError> {
     let stderr_writer = pipe_writer.try_clone().map_err(start_failed)?;
     let mut cmd = tokio::process::Command::new(SHELL);
     cmd.arg("-c")
+        .arg(WRAPPER)
+        .arg("skald-exec")
         .arg(command)
         .current_dir(dir)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(pipe_writer)
         .stderr(stderr_writer)
         .process_group(0)
