@@ -236,3 +236,24 @@ fn stops_early_at_the_memory_cap() {
     let out = grep(&root, &opts).unwrap();
     assert!(out.stopped_early);
 }
+
+#[test]
+fn a_cancelled_search_ends_at_the_next_file() {
+    let (_d, root) = tmp();
+    for i in 0..200 {
+        put(&root, &format!("f{i}.txt"), "hit\n");
+    }
+    let mut opts = GrepOptions::new("hit");
+    opts.cancel = Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+        true,
+    )));
+    let out = grep(&root, &opts).unwrap();
+    assert!(out.cancelled);
+    assert_eq!(out.files_searched, 0);
+    assert!(out.files.is_empty());
+    // The same search without the flag sees every file.
+    opts.cancel = None;
+    let out = grep(&root, &opts).unwrap();
+    assert!(!out.cancelled);
+    assert_eq!(out.files_searched, 200);
+}

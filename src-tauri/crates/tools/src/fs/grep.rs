@@ -15,8 +15,8 @@
 //! * a file with a NUL byte stops being searched there (binary; rg's default).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -64,6 +64,9 @@ pub struct GrepOptions {
     pub max_collected_lines: u64,
     /// Walker threads; 0 picks automatically (like rg).
     pub threads: usize,
+    /// Set from elsewhere (a stopped turn) to end the walk at the next file:
+    /// the search runs on blocking threads that dropping a future cannot stop.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl GrepOptions {
@@ -76,6 +79,7 @@ impl GrepOptions {
             context_lines: 0,
             max_collected_lines: 50_000,
             threads: 0,
+            cancel: None,
         }
     }
 }
@@ -110,6 +114,8 @@ pub struct GrepOutcome {
     pub unreadable: u64,
     /// The walk stopped at the memory cap; results are incomplete.
     pub stopped_early: bool,
+    /// [`GrepOptions::cancel`] was set: results are incomplete and unused.
+    pub cancelled: bool,
 }
 
 impl GrepOutcome {
@@ -189,8 +195,9 @@ pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
         let matcher = matcher.clone();
         let (root, found, searched, unreadable, collected, stop) =
             (&root, &found, &searched, &unreadable, &collected, &stop);
+        let cancel = opts.cancel.as_deref();
         Box::new(move |result| {
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return WalkState::Quit;
             }
             let entry = match result {
@@ -249,6 +256,10 @@ pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
         files_searched: searched.into_inner(),
         unreadable: unreadable.into_inner(),
         stopped_early: stop.into_inner(),
+        cancelled: opts
+            .cancel
+            .as_deref()
+            .is_some_and(|c| c.load(Ordering::Relaxed)),
     })
 }
 

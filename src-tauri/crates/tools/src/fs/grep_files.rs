@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -115,7 +117,7 @@ impl Tool for GrepFiles {
 
     fn execute(&self, args: Value) -> ToolResult {
         let input: GrepFilesInput = parse_args(tn::GREP_FILES, args)?;
-        grep_files(&input)
+        grep_files(&input, None)
     }
 
     fn check_args(&self, args: &Value) -> Result<(), ToolError> {
@@ -123,11 +125,43 @@ impl Tool for GrepFiles {
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
+        Box::pin(async move {
+            let input: GrepFilesInput = parse_args(tn::GREP_FILES, args)?;
+            // A stop drops this future; the guard then ends the walk on the
+            // blocking pool instead of letting it run to the end unseen.
+            let guard = CancelOnDrop::default();
+            let cancel = guard.flag();
+            let walk = tokio::task::spawn_blocking(move || grep_files(&input, Some(cancel)));
+            let result = match walk.await {
+                Ok(result) => result,
+                Err(e) => Err(ToolError::Failed(format!(
+                    "{} stopped unexpectedly: {e}",
+                    tn::GREP_FILES
+                ))),
+            };
+            drop(guard);
+            result
+        })
     }
 
     fn category(&self) -> ToolCategory {
         ToolCategory::Filesystem
+    }
+}
+
+/// Sets its flag when dropped: ties a blocking search to the future awaiting it.
+#[derive(Default)]
+pub(crate) struct CancelOnDrop(Arc<AtomicBool>);
+
+impl CancelOnDrop {
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -157,7 +191,7 @@ fn validate(input: &GrepFilesInput) -> Result<(), ToolError> {
     Ok(())
 }
 
-fn grep_files(input: &GrepFilesInput) -> ToolResult {
+fn grep_files(input: &GrepFilesInput, cancel: Option<Arc<AtomicBool>>) -> ToolResult {
     validate(input)?;
     let t = target(&input.path)?;
     std::fs::metadata(&t.canonical).map_err(|e| io_failed(&e, "search", &t.display))?;
@@ -166,7 +200,11 @@ fn grep_files(input: &GrepFilesInput) -> ToolResult {
     opts.include_glob = input.include_glob.clone();
     opts.mode = input.output_mode;
     opts.context_lines = input.context_lines as usize;
+    opts.cancel = cancel;
     let outcome = grep(&t.canonical, &opts)?;
+    if outcome.cancelled {
+        return Err(ToolError::Failed(format!("{} was stopped", tn::GREP_FILES)));
+    }
     Ok(format_outcome(input, &t.display, &outcome))
 }
 
@@ -336,4 +374,18 @@ fn runs_around(lines: &[super::grep::GrepLine], selected: &[u64]) -> BTreeSet<u6
         }
     }
     keep
+}
+
+#[cfg(test)]
+mod cancel_tests {
+    use super::*;
+
+    #[test]
+    fn dropping_the_guard_raises_the_flag_the_walk_reads() {
+        let guard = CancelOnDrop::default();
+        let flag = guard.flag();
+        assert!(!flag.load(Ordering::Relaxed));
+        drop(guard);
+        assert!(flag.load(Ordering::Relaxed));
+    }
 }
