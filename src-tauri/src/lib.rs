@@ -21,12 +21,6 @@ pub(crate) fn show_main_window(app: &tauri::AppHandle) {
     }
 }
 
-/// tauri-driver launches the app with this set (it is what turns on WebKit's
-/// automation in Tauri 2).
-fn under_automation() -> bool {
-    std::env::var("TAURI_WEBVIEW_AUTOMATION").as_deref() == Ok("true")
-}
-
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -67,11 +61,8 @@ pub fn run() {
         })
         .on_window_event(|window, event| {
             // Closing the main window hides it to the tray; Quit is in the tray.
-            // A WebDriver session closing the window means "done": hiding
-            // would leave a headless app nobody can reach or stop.
             if let WindowEvent::CloseRequested { api, .. } = event
                 && window.label() == "main"
-                && !under_automation()
             {
                 api.prevent_close();
                 let _ = window.hide();
@@ -80,6 +71,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::tools::list_tools,
             commands::app::app_info,
+            commands::app::hide_window,
             commands::chat::list_sessions,
             commands::chat::create_session,
             commands::chat::session_history,

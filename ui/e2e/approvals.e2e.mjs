@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { addMockProvider, newChat, send, setValue } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -46,32 +47,10 @@ after(async () => {
   mock?.close();
 });
 
-async function setValue(selector, value) {
-  await session.execute(
-    "const e = document.querySelector(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('input'));",
-    [selector, value],
-  );
-}
-
-async function send(text) {
-  await setValue("[data-testid=composer]", text);
-  await session.execute("document.querySelector('[data-testid=send]').click()");
-}
-
 test("approve a write after seeing its diff; reject another with a note", async () => {
-  await session.execute("location.hash = '#/settings'");
-  await session.waitFor("return !!document.querySelector('[data-testid=provider-form]')", { what: "settings" });
-  await setValue("[name=baseUrl]", mock.baseUrl);
-  await setValue("[name=apiKey]", "k");
-  await setValue("[name=model]", "mock-model");
-  await session.execute("document.querySelector('[data-testid=provider-form] button[type=submit]').click()");
-  await session.waitFor("return document.querySelector('[data-model=\"mock-model\"] input')?.checked === true", { what: "provider" });
-
-  await session.execute("location.hash = '#/chat'");
-  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "chat page" });
-  await session.execute("document.querySelector('[data-testid=new-chat]').click()");
-  await session.waitFor("return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled", { what: "composer" });
-  await send("Change the first line of hello.txt.");
+  await addMockProvider(session, mock.baseUrl);
+  await newChat(session);
+  await send(session, "Change the first line of hello.txt.");
 
   // The card: pending, with a real diff of the file.
   const diff = await session.waitFor(
@@ -100,9 +79,9 @@ test("approve a write after seeing its diff; reject another with a note", async 
   );
 
   // Second write: rejected with a note.
-  await send("Now write second.txt.");
+  await send(session, "Now write second.txt.");
   await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_w2]')", { what: "the second approval card" });
-  await setValue("[data-testid=approval][data-tool-call=call_w2] .approval-note", "not in this folder");
+  await setValue(session, "[data-testid=approval][data-tool-call=call_w2] .approval-note", "not in this folder");
   await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_w2] [data-testid=reject]').click()");
   await session.waitFor(
     "const ms = document.querySelectorAll('[data-role=assistant]'); return !document.querySelector('[data-testid=turn-running]') && ms[ms.length-1]?.textContent.includes('did not write it')",

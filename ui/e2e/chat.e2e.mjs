@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { addMockProvider, newChat, send } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -48,36 +49,10 @@ after(async () => {
   mock?.close();
 });
 
-async function setValue(selector, value) {
-  await session.execute(
-    `const e = document.querySelector(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('input'));`,
-    [selector, value],
-  );
-}
-
 test("a chat turn streams text, runs read_file and answers", async () => {
-  // Settings: add the mock as an OpenAI-compatible provider.
-  await session.execute("location.hash = '#/settings'");
-  await session.waitFor("return !!document.querySelector('[data-testid=provider-form]')", { what: "settings" });
-  await setValue("[name=kind]", "openai");
-  await setValue("[name=name]", "Mock");
-  await setValue("[name=baseUrl]", mock.baseUrl);
-  await setValue("[name=apiKey]", "test-key");
-  await setValue("[name=model]", "mock-model");
-  await session.execute("document.querySelector('[data-testid=provider-form] button[type=submit]').click()");
-  await session.waitFor("return document.querySelector('[data-model=\"mock-model\"] input')?.checked === true", {
-    what: "the provider to be listed with its default model",
-  });
-
-  // Chat: a new session, one message.
-  await session.execute("location.hash = '#/chat'");
-  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat page" });
-  await session.execute("document.querySelector('[data-testid=new-chat]').click()");
-  await session.waitFor("return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled", {
-    what: "the composer",
-  });
-  await setValue("[data-testid=composer]", "What is the code word in notes.md?");
-  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await addMockProvider(session, mock.baseUrl);
+  await newChat(session);
+  await send(session, "What is the code word in notes.md?");
 
   // The answer streams: partial text shows before the turn ends.
   const partial = await session.waitFor(
@@ -132,8 +107,7 @@ test("Stop ends a stalled turn at once and the next message works", async () => 
     "return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled && document.querySelectorAll('[data-role=assistant]').length > 0",
     { what: "the chat with its history" },
   );
-  await setValue("[data-testid=composer]", "Think hard.");
-  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await send(session, "Think hard.");
   await session.waitFor(
     "return document.querySelector('[data-role=streaming]')?.textContent.includes('Thinking about it') && !document.querySelector('[data-testid=stop]').hidden",
     { what: "the stalled stream and the Stop button" },
@@ -147,8 +121,7 @@ test("Stop ends a stalled turn at once and the next message works", async () => 
   assert.ok(Date.now() - started < 3_000, `stop took ${Date.now() - started} ms`);
   assert.equal(await session.execute("return !!document.querySelector('[data-testid=turn-running]')"), false);
 
-  await setValue("[data-testid=composer]", "Still there?");
-  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await send(session, "Still there?");
   await session.waitFor(
     "const m = document.querySelectorAll('[data-role=assistant]'); return !document.querySelector('[data-testid=turn-running]') && m[m.length-1]?.textContent.includes('Back again.')",
     { what: "the answer after the stop" },

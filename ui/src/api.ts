@@ -28,6 +28,11 @@ export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
 }
 
+/** Hides the main window to the tray (what closing it does). */
+export function hideWindow(): Promise<void> {
+  return invoke<void>("hide_window");
+}
+
 export function listSessions(): Promise<SessionSummary[]> {
   return invoke<SessionSummary[]>("list_sessions");
 }

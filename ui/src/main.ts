@@ -1,5 +1,5 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
-import { appInfo, errorMessage, listPending, listTools } from "./api";
+import { appInfo, errorMessage, hideWindow, listPending, listTools } from "./api";
 import { el } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
@@ -7,6 +7,7 @@ import { mountRules } from "./pages/rules";
 import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
 import { mountViewer } from "./pages/viewer";
+import { isHideShortcut } from "./shortcuts";
 
 const page = document.getElementById("page") as HTMLElement;
 
@@ -48,6 +49,12 @@ async function route(): Promise<void> {
     page.replaceChildren(el("p", { class: "error", role: "alert" }, `Something went wrong: ${errorMessage(e)}`));
   }
 }
+
+document.addEventListener("keydown", (e) => {
+  if (!isHideShortcut(e)) return;
+  e.preventDefault();
+  hideWindow().catch(() => undefined);
+});
 
 window.addEventListener("hashchange", () => void route());
 void route();

@@ -16,3 +16,12 @@ pub async fn app_info(state: tauri::State<'_, AppState>) -> Result<AppInfo, IpcE
         schema_version,
     })
 }
+
+/// Ctrl+W: the same as closing the window — it hides to the tray and the
+/// agent keeps working; a waiting approval then raises a notification.
+#[tauri::command]
+pub fn hide_window(window: tauri::WebviewWindow) -> Result<(), IpcError> {
+    window
+        .hide()
+        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
+}

@@ -1,0 +1,100 @@
+// E2E: the desktop around the window, on the private D-Bus session bus that
+// .ci/e2e starts. Ctrl+W hides the window to the tray while the agent keeps
+// working; a call that starts waiting while hidden raises a system
+// notification; a second launch brings the running window back and exits
+// instead of starting another app; approving then finishes the turn.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { Session, startDriver } from "./webdriver.mjs";
+
+const app = process.env.SKALD_APP;
+if (!app) throw new Error("set SKALD_APP");
+if (!process.env.DBUS_SESSION_BUS_ADDRESS) throw new Error("run under a D-Bus session bus (.ci/e2e starts one)");
+
+const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-desktop-"));
+const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
+
+let mock;
+let driver;
+let session;
+let monitor;
+let busLog = "";
+
+before(async () => {
+  mock = await startMockOpenAI([
+    // The write arrives after a pause, so the window is hidden by then.
+    [
+      "On it.",
+      2_500,
+      toolCallChunk(0, { id: "call_d1", name: "write_file", args: "" }),
+      toolCallChunk(0, { args: JSON.stringify({ path: "note.txt", content: "hi\n" }) }),
+      { finish_reason: "tool_calls" },
+    ],
+    ["Wrote note.txt.", { finish_reason: "stop" }],
+  ]);
+  // Every call to the notification service, as the desktop would receive it.
+  monitor = spawn("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications'"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  monitor.stdout.on("data", (d) => (busLog += d));
+  driver = await startDriver({ name: "desktop", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  session = await Session.create(driver.base, app);
+});
+
+after(async () => {
+  await session?.quit();
+  await driver?.stop();
+  monitor?.kill();
+  mock?.close();
+});
+
+async function waitUntil(check, what, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test("hidden with Ctrl+W, notified of a waiting call, brought back by a second launch", async () => {
+  await addMockProvider(session, mock.baseUrl);
+  await newChat(session);
+  await send(session, "Write note.txt.");
+  await session.execute(
+    "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true }))",
+  );
+  await session.waitFor("return document.visibilityState === 'hidden'", { what: "the window to hide" });
+
+  await waitUntil(() => busLog.includes("write_file waits for your approval."), "the notification on the session bus");
+  assert.match(busLog, /member=Notify/);
+  assert.match(busLog, /string "Skald"/);
+  assert.equal(existsSync(join(workdir, "note.txt")), false, "nothing written before approval");
+
+  // A second launch hands over to the running app and exits at once.
+  const started = Date.now();
+  const second = spawnSync(app, [], {
+    env: { ...process.env, SKALD_DATA_DIR: dataDir },
+    timeout: 30_000,
+    encoding: "utf8",
+  });
+  assert.equal(second.status, 0, `second launch: status ${second.status}, signal ${second.signal}\n${second.stderr}`);
+  console.log(`second launch handed over and exited in ${Date.now() - started} ms`);
+  await session.waitFor("return document.visibilityState === 'visible'", { what: "the window to come back" });
+
+  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_d1] [data-testid=approve]')", {
+    what: "the approval card",
+  });
+  await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_d1] [data-testid=approve]').click()");
+  await session.waitFor(
+    "const ms = document.querySelectorAll('[data-role=assistant]'); return !document.querySelector('[data-testid=turn-running]') && ms[ms.length-1]?.textContent.includes('Wrote note.txt.')",
+    { what: "the answer after approval" },
+  );
+  assert.equal(readFileSync(join(workdir, "note.txt"), "utf8"), "hi\n");
+});
