@@ -36,6 +36,7 @@ use skald_core_api::{BoxFuture, ToolDescriptionLength};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
 use skald_tools::ToolRegistry;
+use skald_tools::fs::with_display_base;
 use skald_tools::tool_names as tn;
 use tokio::sync::oneshot;
 
@@ -295,15 +296,17 @@ impl ApprovalManager {
         {
             tracing::warn!(error = %e, "cannot store the write previews");
         }
-        let request = approval_request(
-            &self.shared.registry,
-            &call.tool_call_id,
-            &call.name,
-            call.arguments.clone(),
-            reason,
-            old,
-            new,
-        );
+        let request = with_display_base(Some(&call.working_dir), || {
+            approval_request(
+                &self.shared.registry,
+                &call.tool_call_id,
+                &call.name,
+                call.arguments.clone(),
+                reason,
+                old,
+                new,
+            )
+        });
         let (tx, rx) = oneshot::channel();
         lock(&self.shared.waiters).insert(
             call.tool_call_id.clone(),

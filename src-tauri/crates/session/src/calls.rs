@@ -18,6 +18,7 @@ use crate::error::SessionError;
 use crate::gate::{GateCall, GateDecision, Verdict};
 use crate::notes;
 use crate::turn::Turn;
+use skald_tools::fs::with_display_base;
 
 /// How a call ended, as the model will be told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,14 +151,16 @@ async fn insert_row(
 pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
     t.emit(SessionEvent::ToolStart {
         session_id: t.session_id().to_string(),
-        call: view(
-            &t.inner.registry,
-            id,
-            name,
-            arguments,
-            ToolCallStatus::Running,
-            None,
-        ),
+        call: with_display_base(Some(t.workdir), || {
+            view(
+                &t.inner.registry,
+                id,
+                name,
+                arguments,
+                ToolCallStatus::Running,
+                None,
+            )
+        }),
     });
 }
 

@@ -25,6 +25,7 @@ use crate::handler::ChatSessionHandler;
 use crate::resume::resume_session;
 use crate::sessions::{root_frame, session_workdir};
 use crate::turn::{Turn, run_rounds};
+use skald_tools::fs::with_display_base;
 
 impl ChatSessionHandler {
     /// Every call waiting for approval, across sessions, oldest first.
@@ -40,16 +41,15 @@ impl ChatSessionHandler {
             if !live && !awaits_approval(&row) {
                 continue;
             }
-            let title = store
-                .sessions()
-                .get(&row.session_id)
-                .await?
-                .map(|s| s.title)
-                .unwrap_or_default();
+            let session = store.sessions().get(&row.session_id).await?;
+            let base = session.as_ref().and_then(|s| session_workdir(s).ok());
+            let title = session.map(|s| s.title).unwrap_or_default();
             out.push(PendingApprovalView {
                 session_id: row.session_id.clone(),
                 session_title: title,
-                request: request_of_row(&self.inner.registry, &row),
+                request: with_display_base(base.as_deref(), || {
+                    request_of_row(&self.inner.registry, &row)
+                }),
                 created_at: row.created_at,
                 live,
             });

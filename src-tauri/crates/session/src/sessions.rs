@@ -9,6 +9,7 @@ use skald_store::{FrameStatus, NewSession, NewStackFrame, SessionRow, StackFrame
 use crate::assemble::chat_messages;
 use crate::error::SessionError;
 use crate::handler::{ChatSessionHandler, SessionParams};
+use skald_tools::fs::with_display_base;
 
 impl ChatSessionHandler {
     /// Creates a session (and its root agent frame).
@@ -67,11 +68,14 @@ impl ChatSessionHandler {
 
     /// The session's messages, each assistant message with its tool cards.
     pub async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, SessionError> {
-        self.session_row(session_id).await?;
+        let session = self.session_row(session_id).await?;
         let store = &self.inner.store;
         let rows = store.history().list_for_session(session_id).await?;
         let calls = store.tool_calls().list_for_session(session_id).await?;
-        Ok(chat_messages(&self.inner.registry, &rows, &calls))
+        let base = session_workdir(&session).ok();
+        Ok(with_display_base(base.as_deref(), || {
+            chat_messages(&self.inner.registry, &rows, &calls)
+        }))
     }
 }
 

@@ -246,3 +246,28 @@ fn effective_args_then_execute_acts_in_workdir() {
         "     1 | hello\n"
     );
 }
+
+#[test]
+fn labels_are_relative_to_the_display_base_when_one_is_set() {
+    let work = Path::new("/srv/project");
+    let args = json!({"path": "/srv/project/src/main.rs", "start_line": 3, "end_line": 9});
+    let in_session = skald_tools::fs::with_display_base(Some(work), || {
+        // Nested: an inner base wins, the outer one comes back after.
+        let inner = skald_tools::fs::with_display_base(Some(Path::new("/srv/project/src")), || {
+            label(tn::READ_FILE, args.clone(), L::Short)
+        });
+        assert_eq!(inner, "read_file main.rs:3-9");
+        label(tn::READ_FILE, args.clone(), L::Short)
+    });
+    assert_eq!(in_session, "read_file src/main.rs:3-9");
+    // Outside the base: the absolute path stays.
+    let elsewhere = skald_tools::fs::with_display_base(Some(work), || {
+        label(tn::WRITE_FILE, json!({"path": "/etc/x.conf"}), L::Short)
+    });
+    assert_eq!(elsewhere, "write_file /etc/x.conf");
+    // No base: back to the process's directory.
+    assert_eq!(
+        label(tn::READ_FILE, args, L::Short),
+        "read_file /srv/project/src/main.rs:3-9"
+    );
+}

@@ -1,23 +1,51 @@
 //! Display labels and effective arguments shared by the fs tools: paths
-//! shortened (relative to the current directory, long ones cut from the left
+//! shortened (relative to the session's working directory — see
+//! [`with_display_base`] — else the process's; long ones cut from the left
 //! so the file name survives) within the Short/Full limits.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use skald_core_api::{ToolDescriptionLength, truncate_label};
 
 use super::policy::relativize_for_display;
 
-/// `raw` for a label: relative to the current directory when under it.
+thread_local! {
+    static DISPLAY_BASE: RefCell<Option<PathBuf>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with labels made relative to `base` (a session's working
+/// directory) instead of the process's current directory. `Tool::describe`
+/// takes no directory, and stored arguments are absolute (effective), so the
+/// caller that knows the session sets it around the call.
+pub fn with_display_base<R>(base: Option<&Path>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<PathBuf>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            DISPLAY_BASE.with(|b| *b.borrow_mut() = prev);
+        }
+    }
+    let prev = DISPLAY_BASE.with(|b| b.replace(base.map(Path::to_path_buf)));
+    let _restore = Restore(prev);
+    f()
+}
+
+/// `raw` for a label: relative to the display base (or the current
+/// directory) when under it.
 fn label_path(raw: &str) -> String {
     let p = Path::new(raw);
-    if p.is_absolute()
-        && let Ok(cwd) = std::env::current_dir()
-    {
-        return relativize_for_display(p, &cwd);
+    if !p.is_absolute() {
+        return raw.to_string();
     }
-    raw.to_string()
+    let base = DISPLAY_BASE
+        .with(|b| b.borrow().clone())
+        .or_else(|| std::env::current_dir().ok());
+    match base {
+        Some(base) => relativize_for_display(p, &base),
+        None => raw.to_string(),
+    }
 }
 
 /// Keeps the last `max` characters, marking the cut with a leading `…`.
