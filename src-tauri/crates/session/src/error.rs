@@ -20,6 +20,13 @@ pub enum SessionError {
     #[error("session {0} is busy: a turn is already running (stop it or wait for it to finish)")]
     Busy(String),
 
+    /// Another Skald process (the app, another `skald` command) is running a
+    /// turn in this session.
+    #[error(
+        "session {0} is busy in another Skald process (the app or another `skald` command); try again when its turn ends"
+    )]
+    BusyElsewhere(String),
+
     /// No call with this id waits for approval (unknown, or already settled).
     #[error("no pending approval {0} (unknown, or already answered)")]
     NoPendingApproval(String),
@@ -95,6 +102,7 @@ impl SessionError {
             | SessionError::AgentNotFound { .. }
             | SessionError::NoPendingApproval(_) => ErrorCode::NotFound,
             SessionError::Busy(_)
+            | SessionError::BusyElsewhere(_)
             | SessionError::NoProvider(_)
             | SessionError::WorkingDir { .. }
             | SessionError::MissingInclude { .. }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use skald_core_api::{CancellationToken, MAX_LABEL_SHORT, truncate_label};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
-    FrameStatus, NewMessage, Role, SessionRow, StackFrameRow, Store, ToolCallStatus,
+    FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
 };
 use skald_tools::{ToolDiscovery, ToolRegistry};
 
@@ -99,6 +99,8 @@ pub(crate) struct Slot<'a> {
     inner: &'a Inner,
     session_id: String,
     pub token: CancellationToken,
+    /// The cross-process claim; released with the slot.
+    _lease: Option<SessionLease>,
 }
 
 impl Drop for Slot<'_> {
@@ -475,12 +477,23 @@ impl ChatSessionHandler {
         if active.contains_key(session_id) {
             return Err(SessionError::Busy(session_id.to_string()));
         }
+        // Another process (the app, another `skald`) may be mid-turn here:
+        // its running calls are not a crash to repair, nor a slot to share.
+        let lease = match self.inner.store.try_lease_session(session_id) {
+            Ok(Some(lease)) => Some(lease),
+            Ok(None) => return Err(SessionError::BusyElsewhere(session_id.to_string())),
+            Err(e) => {
+                tracing::warn!(session = %session_id, error = %e, "cannot take the session's lease; going on without it");
+                None
+            }
+        };
         let token = CancellationToken::new();
         active.insert(session_id.to_string(), token.clone());
         Ok(Slot {
             inner: &self.inner,
             session_id: session_id.to_string(),
             token,
+            _lease: lease,
         })
     }
 

@@ -18,10 +18,12 @@
 
 mod columns;
 mod error;
+mod lease;
 pub mod repo;
 mod store;
 
 pub use error::{Result, StoreError};
+pub use lease::SessionLease;
 pub use repo::approval::{
     ApprovalRepo, ApprovalRuleRow, DEFAULT_GROUP, NewApprovalRule, PermissionGroupRow, RuleAction,
 };

@@ -56,6 +56,8 @@ fn data_dir_from(env: Option<OsString>, platform: Option<PathBuf>) -> Result<Pat
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: SqlitePool,
+    /// The database file: session leases live beside it.
+    path: PathBuf,
 }
 
 impl Store {
@@ -94,7 +96,16 @@ impl Store {
             .await?;
         MIGRATOR.run(&pool).await?;
         tracing::debug!(path = %path.display(), version = known_schema_version(), "store open");
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Claims `session_id` across processes for a turn; `Ok(None)` when
+    /// another process holds it (see [`crate::SessionLease`]).
+    pub fn try_lease_session(&self, session_id: &str) -> Result<Option<crate::SessionLease>> {
+        crate::lease::try_lease(&self.path, session_id)
     }
 
     /// The underlying pool, for callers that need a transaction across repositories.

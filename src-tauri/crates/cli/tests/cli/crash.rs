@@ -2,7 +2,8 @@
 //! `execute_cmd` runs `sleep 30`; `skald resume` on the same DB must not run
 //! the command again (its restart hint is Reask): the call is recorded as
 //! interrupted, the model is told so, and the turn is answered — with no lost
-//! or duplicated rows.
+//! or duplicated rows. While the first process is still alive, a second
+//! one's resume leaves its session alone.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -79,6 +80,26 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     };
+    // While that turn runs, a second process's resume must leave the session
+    // alone: its running call is not a crash (the lease says so).
+    let out = with_mock(&data, &mock)
+        .args(["resume", "--model", "test-model"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("busy in another Skald process"),
+        "{}",
+        stderr(&out)
+    );
+    {
+        let store = Store::open(&data).await.unwrap();
+        let row = store.tool_calls().get("call_cmd").await.unwrap().unwrap();
+        assert_eq!(row.status.as_str(), "running", "a live turn was treated as crashed");
+        store.close().await;
+    }
+    assert!(!live_group_members(pgid).is_empty(), "the command was disturbed");
+
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
     // The command's watchdog sees its host gone and kills the whole group.
