@@ -1,19 +1,24 @@
 //! Getting the person's attention when a call waits for them: the tray's
-//! tooltip and title carry the count, and a system notification fires when a
-//! new call starts waiting while the window is hidden. Pending rows in the
-//! database are the truth, so this also covers calls waiting from before a
-//! restart.
+//! tooltip and title carry the count, a system notification fires when a
+//! new call starts waiting while the window is hidden, and the UI hears
+//! `approvals-changed` (its Inbox badge). Pending rows in the database are
+//! the truth, so this also covers calls waiting from before a restart. This
+//! process's own changes wake it at once; a slow poll catches those of other
+//! processes (`skald` commands on the same database).
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use skald_store::{Store, ToolCallStatus};
-use tauri::Manager;
+use tauri::{Emitter, Manager};
 use tauri_plugin_notification::NotificationExt;
+use tokio::sync::watch;
 
-const POLL: Duration = Duration::from_millis(1500);
+const POLL: Duration = Duration::from_secs(3);
+/// The event the UI listens to; its payload is how many calls wait.
+pub const APPROVALS_CHANGED: &str = "approvals-changed";
 
-pub fn watch(app: tauri::AppHandle, store: Store) {
+pub fn watch(app: tauri::AppHandle, store: Store, mut changes: watch::Receiver<u64>) {
     tauri::async_runtime::spawn(async move {
         let mut seen: HashSet<String> = HashSet::new();
         loop {
@@ -23,6 +28,9 @@ pub fn watch(app: tauri::AppHandle, store: Store) {
                 .await
             {
                 let ids: HashSet<String> = rows.iter().map(|r| r.id.clone()).collect();
+                if ids != seen {
+                    let _ = app.emit(APPROVALS_CHANGED, ids.len());
+                }
                 let fresh: Vec<_> = rows.iter().filter(|r| !seen.contains(&r.id)).collect();
                 update_tray(&app, ids.len());
                 let hidden = app
@@ -47,7 +55,15 @@ pub fn watch(app: tauri::AppHandle, store: Store) {
                 }
                 seen = ids;
             }
-            tokio::time::sleep(POLL).await;
+            tokio::select! {
+                r = changes.changed() => {
+                    if r.is_err() {
+                        // The manager is gone (shutting down): poll only.
+                        tokio::time::sleep(POLL).await;
+                    }
+                }
+                () = tokio::time::sleep(POLL) => {}
+            }
         }
     });
 }

@@ -54,7 +54,11 @@ pub fn run() {
             };
             state.watch_restart(app.handle().clone());
             state.resume_in_background();
-            attention::watch(app.handle().clone(), state.store.clone());
+            attention::watch(
+                app.handle().clone(),
+                state.store.clone(),
+                state.approvals.subscribe_changes(),
+            );
             app.manage(state);
             tray::build(app)?;
             Ok(())

@@ -59,8 +59,10 @@ test("approve a write after seeing its diff; reject another with a note", async 
   );
   assert.deepEqual(diff, ["- old line", "+ new line", "  kept line"]);
   assert.equal(readFileSync(join(workdir, "hello.txt"), "utf8"), "old line\nkept line\n", "nothing written before approval");
+  // Pushed by the backend (approvals-changed), not the UI's 15 s safety poll.
   const badge = await session.waitFor("const b = document.getElementById('inbox-badge'); return b && !b.hidden ? b.textContent : null", {
     what: "the inbox badge",
+    timeoutMs: 5_000,
   });
   assert.equal(badge, "1");
   await new Promise((r) => setTimeout(r, 800));

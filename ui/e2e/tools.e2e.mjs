@@ -57,3 +57,21 @@ test("the Tools page lists exactly the catalogue of `skald tools --json`", async
   writeFileSync(file, await session.screenshot());
   console.log(`screenshot: ${file}`);
 });
+
+test("the webview gets core IPC and our commands, and no plugin it does not use", async () => {
+  const tryInvoke = (cmd, args) =>
+    session.cmd("POST", "/execute/async", {
+      script: `const done = arguments[arguments.length - 1];
+        window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then(() => done("ok"), (e) => done("err " + String(e)));`,
+      args: [cmd, args],
+    });
+  // Events: the Inbox badge listens to approvals-changed.
+  const handler = await session.execute("return window.__TAURI_INTERNALS__.transformCallback(() => {})");
+  assert.equal(await tryInvoke("plugin:event|listen", { event: "approvals-changed", target: { kind: "Any" }, handler }), "ok");
+  assert.equal(await tryInvoke("app_info", {}), "ok");
+  // Dialogs and notifications are raised by the Rust side only.
+  for (const cmd of ["plugin:dialog|open", "plugin:notification|notify"]) {
+    const r = await tryInvoke(cmd, { options: {} });
+    assert.match(r, /not allowed/, `${cmd}: ${r}`);
+  }
+});

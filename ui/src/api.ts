@@ -1,6 +1,7 @@
 // Typed wrappers over the backend's Tauri commands. Types come from the
 // generated bindings, so a Rust change that breaks the UI fails `tsc`.
 import { Channel, invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 import type {
   AllTools,
   AppInfo,
@@ -26,6 +27,11 @@ export function listTools(): Promise<AllTools> {
 
 export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
+}
+
+/** Calls `handler` whenever the set of calls waiting for a person changes. */
+export function onApprovalsChanged(handler: () => void): void {
+  listen("approvals-changed", () => handler()).catch(() => undefined);
 }
 
 /** Hides the main window to the tray (what closing it does). */

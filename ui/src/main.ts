@@ -1,5 +1,5 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
-import { appInfo, errorMessage, hideWindow, listPending, listTools } from "./api";
+import { appInfo, errorMessage, hideWindow, listPending, listTools, onApprovalsChanged } from "./api";
 import { el } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
@@ -79,4 +79,7 @@ async function refreshBadge(): Promise<void> {
   }
 }
 void refreshBadge();
-setInterval(() => void refreshBadge(), 2000);
+// The backend says when the waiting set changes (its own turns at once,
+// other processes' within seconds); the slow poll is only a safety net.
+onApprovalsChanged(() => void refreshBadge());
+setInterval(() => void refreshBadge(), 15_000);

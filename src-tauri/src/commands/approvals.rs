@@ -31,11 +31,14 @@ pub async fn approve_call(
     tool_call_id: String,
     on_event: Channel<SessionEvent>,
 ) -> Result<ApprovalResolution, IpcError> {
-    state
+    let resolution = state
         .sessions
         .approve(&tool_call_id, ChannelSink(on_event))
         .await
-        .map_err(|e| e.to_ipc())
+        .map_err(|e| e.to_ipc());
+    // A stored call (from before a restart) settles outside any live wait.
+    state.approvals.notify_changed();
+    resolution
 }
 
 #[tauri::command]
@@ -46,11 +49,13 @@ pub async fn reject_call(
     on_event: Channel<SessionEvent>,
 ) -> Result<ApprovalResolution, IpcError> {
     let note = note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
-    state
+    let resolution = state
         .sessions
         .reject(&tool_call_id, note.as_deref(), ChannelSink(on_event))
         .await
-        .map_err(|e| e.to_ipc())
+        .map_err(|e| e.to_ipc());
+    state.approvals.notify_changed();
+    resolution
 }
 
 /// The rule "always allow" saves for a call: this tool in the session's
@@ -152,9 +157,12 @@ pub async fn always_allow(
         .add_rule(&rule)
         .await
         .map_err(|e| IpcError::new(ErrorCode::InvalidInput, e.to_string()))?;
-    state
+    let resolution = state
         .sessions
         .approve(&tool_call_id, ChannelSink(on_event))
         .await
-        .map_err(|e| e.to_ipc())
+        .map_err(|e| e.to_ipc());
+    // A stored call (from before a restart) settles outside any live wait.
+    state.approvals.notify_changed();
+    resolution
 }

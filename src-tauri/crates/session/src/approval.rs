@@ -38,7 +38,7 @@ use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
 use skald_tools::ToolRegistry;
 use skald_tools::fs::with_display_base;
 use skald_tools::tool_names as tn;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use crate::assemble::arguments_value;
 use crate::gate::{ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
@@ -67,6 +67,15 @@ struct Shared {
     generation: AtomicU64,
     waiters: Mutex<HashMap<String, Waiter>>,
     bypasses: Mutex<HashMap<String, Bypasses>>,
+    /// Bumped whenever a call starts or stops waiting for a person, so the
+    /// Inbox badge and the tray follow at once instead of on their next poll.
+    changes: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -105,6 +114,7 @@ impl ApprovalManager {
                 generation: AtomicU64::new(0),
                 waiters: Mutex::new(HashMap::new()),
                 bypasses: Mutex::new(HashMap::new()),
+                changes: watch::channel(0).0,
             }),
         }
     }
@@ -330,6 +340,18 @@ impl ApprovalManager {
         )
     }
 
+    /// Wakes whenever a call starts or stops waiting in this process (the
+    /// value is a counter). Other processes' calls show only in the DB.
+    pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
+        self.shared.changes.subscribe()
+    }
+
+    /// Says the set of waiting calls changed outside a live wait (a stored
+    /// call approved or rejected from the Inbox after a restart).
+    pub fn notify_changed(&self) {
+        self.shared.changed();
+    }
+
     /// The ids of the calls a live turn waits on, with their sessions.
     pub fn waiting(&self) -> Vec<(String, String)> {
         lock(&self.shared.waiters)
@@ -375,6 +397,10 @@ impl ApprovalGate for ApprovalManager {
 
     fn is_waiting(&self, tool_call_id: &str) -> bool {
         lock(&self.shared.waiters).contains_key(tool_call_id)
+    }
+
+    fn waiting_changed(&self) {
+        self.shared.changed();
     }
 
     fn visible_tools<'a>(

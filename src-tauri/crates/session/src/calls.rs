@@ -211,6 +211,7 @@ pub(crate) async fn execute(
         GateDecision::Ask(pending) => {
             let (answer, request) = pending.into_parts();
             repo.set_status(id, ToolCallStatus::Pending).await?;
+            t.inner.gate.waiting_changed();
             if let Some(request) = request {
                 t.emit(SessionEvent::ApprovalRequired {
                     session_id: t.session_id().to_string(),
@@ -247,6 +248,7 @@ pub(crate) async fn apply_verdict(
             repo.set_decision(id, Some(DECISION_APPROVED), Some("approved by the user"))
                 .await?;
             repo.set_status(id, ToolCallStatus::Running).await?;
+            t.inner.gate.waiting_changed();
             None
         }
         Verdict::Reject { reason } => {
@@ -298,6 +300,10 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
         .tool_calls()
         .finish(id, status, Some(&content), None)
         .await?;
+    if matches!(status, ToolCallStatus::Cancelled | ToolCallStatus::Rejected) {
+        // It may have been waiting for a person; now it is not.
+        t.inner.gate.waiting_changed();
+    }
     let content_for_event = content.clone();
     append_result(t, id, content).await?;
     let session_id = t.session_id().to_string();

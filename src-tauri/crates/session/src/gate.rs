@@ -124,6 +124,11 @@ pub trait ApprovalGate: Send + Sync {
 
     /// The session was stopped: forget its bypasses.
     fn session_stopped(&self, _session_id: &str) {}
+
+    /// The driver wrote a change to the set of calls waiting for a person
+    /// (a call now pending, or one that waited now settled) to the DB; a
+    /// gate with watchers (Inbox badge, tray) tells them.
+    fn waiting_changed(&self) {}
 }
 
 /// The default gate: every call is allowed.

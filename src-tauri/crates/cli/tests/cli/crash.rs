@@ -95,10 +95,17 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
     {
         let store = Store::open(&data).await.unwrap();
         let row = store.tool_calls().get("call_cmd").await.unwrap().unwrap();
-        assert_eq!(row.status.as_str(), "running", "a live turn was treated as crashed");
+        assert_eq!(
+            row.status.as_str(),
+            "running",
+            "a live turn was treated as crashed"
+        );
         store.close().await;
     }
-    assert!(!live_group_members(pgid).is_empty(), "the command was disturbed");
+    assert!(
+        !live_group_members(pgid).is_empty(),
+        "the command was disturbed"
+    );
 
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();

@@ -464,3 +464,48 @@ async fn invalid_arguments_fail_before_the_gate_and_nobody_is_asked() {
         SessionEvent::ToolError { tool_call_id, .. } if tool_call_id == "v1"
     )));
 }
+
+/// Waits for change signals until, at one of them, the Inbox lists `want`
+/// calls: a signal sent before the DB changed would leave this waiting for
+/// one that never comes.
+async fn change_to(
+    h: &ChatSessionHandler,
+    rx: &mut tokio::sync::watch::Receiver<u64>,
+    want: usize,
+) {
+    loop {
+        tokio::time::timeout(Duration::from_secs(10), rx.changed())
+            .await
+            .unwrap_or_else(|_| panic!("no change signal showing {want} waiting"))
+            .unwrap();
+        if h.list_pending().await.unwrap().len() == want {
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn watchers_are_woken_once_the_db_shows_the_change() {
+    let e = env([
+        ScriptedTurn::tool_reply("w1", "write_file", r#"{"path": "a.txt", "content": "1\n"}"#),
+        ScriptedTurn::tool_reply("w2", "write_file", r#"{"path": "b.txt", "content": "2\n"}"#),
+        ScriptedTurn::text_reply("done"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    let mut rx = mgr.subscribe_changes();
+    let sid = e.session().await;
+    let sink = Arc::new(RecordingSink::new());
+    let (h2, id, s2) = (h.clone(), sid.clone(), sink.clone());
+    let turn = tokio::spawn(async move { h2.send_message(&id, "go", s2).await.unwrap() });
+
+    // Asked: the signal comes when the row is already pending.
+    change_to(&h, &mut rx, 1).await;
+    h.approve("w1", RecordingSink::new()).await.unwrap();
+    // The second write asks again; rejecting it settles it.
+    wait_until("the second request", || requests_of(&sink).len() == 2).await;
+    change_to(&h, &mut rx, 1).await;
+    h.reject("w2", None, RecordingSink::new()).await.unwrap();
+    change_to(&h, &mut rx, 0).await;
+    assert_eq!(finish(turn).await, TurnOutcome::Completed);
+}
