@@ -1,7 +1,7 @@
 // A minimal W3C WebDriver client over fetch, enough to drive the real app
 // through tauri-driver + WebKitWebDriver without pulling in a browser stack.
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,8 +112,9 @@ async function freePorts() {
   throw new Error("no two free consecutive ports on 127.0.0.1");
 }
 
-/** Whether any process of group `pgid` is still running (zombies do not count: nobody may reap them). */
-function groupAlive(pgid) {
+/** The live (non-zombie) processes of group `pgid`, with their executables (Linux). */
+export function groupProcesses(pgid) {
+  const out = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat;
@@ -124,9 +125,21 @@ function groupAlive(pgid) {
     }
     // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
+    if (fields[0] === "Z" || Number(fields[2]) !== pgid) continue;
+    let exe = "";
+    try {
+      exe = readlinkSync(`/proc/${entry}/exe`);
+    } catch {
+      // exited meanwhile, or not ours to read
+    }
+    out.push({ pid: Number(entry), exe });
   }
-  return false;
+  return out;
+}
+
+/** Whether any process of group `pgid` is still running (zombies do not count: nobody may reap them). */
+function groupAlive(pgid) {
+  return groupProcesses(pgid).length > 0;
 }
 
 /**

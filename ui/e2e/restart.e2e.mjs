@@ -1,0 +1,77 @@
+// E2E: the `restart` tool in the real app. The model asks to restart; the
+// seeded rules make the person approve it; the app marks the call done,
+// starts a new instance of itself (which the single-instance lock must let
+// through) and exits; the new instance resumes the turn, so the model's next
+// request carries the restart's result.
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
+
+const app = process.env.SKALD_APP;
+if (!app) throw new Error("set SKALD_APP");
+
+const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-restart-"));
+const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
+
+let mock;
+let driver;
+let session;
+
+before(async () => {
+  mock = await startMockOpenAI([
+    [
+      toolCallChunk(0, { id: "call_r1", name: "restart", args: "" }),
+      toolCallChunk(0, { args: JSON.stringify({ reason: "new settings" }) }),
+      { finish_reason: "tool_calls" },
+    ],
+    ["Back after the restart.", { finish_reason: "stop" }],
+  ]);
+  driver = await startDriver({ name: "restart", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  session = await Session.create(driver.base, app);
+});
+
+after(async () => {
+  await session?.quit();
+  await driver?.stop();
+  mock?.close();
+});
+
+const apps = () => groupProcesses(driver.proc.pid).filter((p) => p.exe === app).map((p) => p.pid);
+
+async function waitUntil(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test("an approved restart respawns the app, which resumes the turn", async () => {
+  await addMockProvider(session, mock.baseUrl);
+  await newChat(session);
+  const [first] = apps();
+  assert.ok(first, "the app runs under the driver");
+  await send(session, "Restart to pick up the new settings.");
+  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_r1] [data-testid=approve]')", {
+    what: "the restart approval card",
+  });
+  await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_r1] [data-testid=approve]').click()");
+
+  // The first instance exits; a second one starts and stays.
+  await waitUntil(() => !apps().includes(first) && apps().length === 1, "the old app to exit and a new one to run");
+  const [second] = apps();
+  // The new instance answers the interrupted turn: the model's second request
+  // carries the restart's result.
+  await waitUntil(() => mock.requests.length === 2, "the resumed turn's request");
+  const toolMsg = mock.requests[1].messages.find((m) => m.role === "tool" && m.tool_call_id === "call_r1");
+  assert.ok(toolMsg, JSON.stringify(mock.requests[1].messages));
+  assert.match(toolMsg.content, /restart/i);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.deepEqual(apps(), [second], "the new instance keeps running (the single-instance lock let it through)");
+});
