@@ -1,6 +1,6 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
 import { appInfo, errorMessage, hideWindow, listPending, listTools, onApprovalsChanged } from "./api";
-import { el } from "./dom";
+import { el, hasUserInput } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
 import { mountRules } from "./pages/rules";
@@ -81,5 +81,9 @@ async function refreshBadge(): Promise<void> {
 void refreshBadge();
 // The backend says when the waiting set changes (its own turns at once,
 // other processes' within seconds); the slow poll is only a safety net.
-onApprovalsChanged(() => void refreshBadge());
+onApprovalsChanged(() => {
+  void refreshBadge();
+  // The open Inbox follows too, unless the person is typing a note there.
+  if (parseRoute(location.hash).name === "inbox" && !hasUserInput(page)) void route();
+});
 setInterval(() => void refreshBadge(), 15_000);
