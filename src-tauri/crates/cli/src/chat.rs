@@ -82,8 +82,13 @@ impl Host {
     }
 }
 
+/// Bad input is 2; a session busy with another turn (here or in another
+/// process) is not the caller's mistake, so 1.
 fn start_error(e: &SessionError) -> ExitCode {
-    fail(2, &e.to_string())
+    match e {
+        SessionError::Busy(_) | SessionError::BusyElsewhere(_) => fail(1, &e.to_string()),
+        _ => fail(2, &e.to_string()),
+    }
 }
 
 /// Stops the session's turn on Ctrl-C or SIGTERM, as the app's Stop button does.

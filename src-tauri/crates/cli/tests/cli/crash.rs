@@ -92,7 +92,7 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
         "{}",
         stderr(&out)
     );
-    {
+    let sid = {
         let store = Store::open(&data).await.unwrap();
         let row = store.tool_calls().get("call_cmd").await.unwrap().unwrap();
         assert_eq!(
@@ -100,8 +100,28 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
             "running",
             "a live turn was treated as crashed"
         );
+        let sid = store.sessions().list().await.unwrap()[0].id.clone();
         store.close().await;
-    }
+        sid
+    };
+    // Nor can it start a second turn there.
+    let out = with_mock(&data, &mock)
+        .args([
+            "chat",
+            "--session",
+            &sid,
+            "--model",
+            "test-model",
+            "Are you there?",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("busy in another Skald process"),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         !live_group_members(pgid).is_empty(),
         "the command was disturbed"
@@ -122,7 +142,6 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
     );
 
     let store = Store::open(&data).await.unwrap();
-    let sid = store.sessions().list().await.unwrap()[0].id.clone();
     let row = store.tool_calls().get("call_cmd").await.unwrap().unwrap();
     assert_eq!(row.status.as_str(), "running");
     assert_eq!(
