@@ -42,7 +42,12 @@ path: string | null,
 /**
  * Effective arguments (working directory applied).
  */
-arguments: JsonValue, status: ToolCallStatus, result: string | null, };
+arguments: JsonValue, status: ToolCallStatus, result: string | null, 
+/**
+ * Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
+ * docs/*"), once decided and stored; `None` on a card still starting.
+ */
+decisionReason: string | null, };
 
 export type ChatMessage = { id: number, role: ChatRole, content: string, toolCalls: Array<ToolCallView>, createdAt: number, };
 

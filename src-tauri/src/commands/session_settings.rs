@@ -74,22 +74,13 @@ pub async fn set_run_context(
         extra_system_prompt: ctx.extra_system_prompt.filter(|p| !p.trim().is_empty()),
         allow_fs_reads: paths(ctx.allow_fs_reads)?,
         allow_fs_writes: paths(ctx.allow_fs_writes)?,
-        working_dir: working_dir.clone(),
+        working_dir,
     };
     state
         .approvals
         .set_run_context(&session_id, &run_context)
         .await
         .map_err(invalid)?;
-    // Tools resolve relative paths against the session's working directory.
-    if let Some(dir) = working_dir {
-        state
-            .store
-            .sessions()
-            .set_working_dir(&session_id, Some(&dir.display().to_string()))
-            .await
-            .map_err(invalid)?;
-    }
     Ok(())
 }
 

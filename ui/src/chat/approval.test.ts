@@ -79,7 +79,7 @@ describe("approval events", () => {
     view = applyEvent(view, {
       type: "toolStart",
       sessionId: "s",
-      call: { id: "c1", name: "write_file", labelShort: "", labelFull: "", path: null, arguments: {}, status: "running", result: null },
+      call: { id: "c1", name: "write_file", labelShort: "", labelFull: "", path: null, arguments: {}, status: "running", result: null, decisionReason: null },
     });
     view = applyEvent(view, { type: "approvalRequired", sessionId: "s", request: write });
     expect(view.messages[0].toolCalls[0].status).toBe("pending");

@@ -14,6 +14,7 @@ const call: ToolCallView = {
   arguments: { path: "/w/notes.md" },
   status: "done",
   result: "     1 | hello",
+  decisionReason: null,
 };
 
 describe("tool cards", () => {
@@ -27,6 +28,12 @@ describe("tool cards", () => {
     expect(card.querySelector(".tool-result")!.textContent).toBe("     1 | hello");
     (card.querySelector(".tool-path") as HTMLElement).click();
     expect(open).toHaveBeenCalledWith("notes.md");
+  });
+
+  it("say why the gate let the call run, when the reason is known", () => {
+    expect(toolCard(call, vi.fn()).querySelector("[data-testid=decision]")).toBeNull();
+    const card = toolCard({ ...call, decisionReason: "allowed by rule 12: @fs_read docs/*" }, vi.fn());
+    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed by rule 12: @fs_read docs/*");
   });
 
   it("omit the path link and result when there are none", () => {

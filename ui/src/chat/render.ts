@@ -41,9 +41,12 @@ export function toolCard(
     });
     summary.append(link);
   }
-  const body = el(
-    "div",
-    { class: "tool-body" },
+  const body = el("div", { class: "tool-body" });
+  if (call.decisionReason) {
+    // Why the gate let it run (or not): "allowed by rule 12: @fs_read docs/*".
+    body.append(el("p", { class: "tool-decision muted", "data-testid": "decision" }, call.decisionReason));
+  }
+  body.append(
     el("div", { class: "tool-section" }, "Arguments"),
     el("pre", { class: "tool-args" }, JSON.stringify(call.arguments, null, 2)),
   );

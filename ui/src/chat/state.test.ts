@@ -12,6 +12,7 @@ const call: ToolCallView = {
   arguments: { path: "/w/src/main.rs" },
   status: "running",
   result: null,
+  decisionReason: null,
 };
 
 function run(events: SessionEvent[]) {

@@ -24,12 +24,15 @@ export function emptyView(): ChatView {
   return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {} };
 }
 
-/** The view of a stored history: tool results are shown on their cards. */
-export function fromHistory(history: ChatMessage[]): ChatView {
+/** The view of a stored history: tool results are shown on their cards, and
+ *  calls still waiting for the person (`pending`, e.g. from before a restart)
+ *  get their approval panels back. */
+export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] = []): ChatView {
   const view = emptyView();
   view.messages = history
     .filter((m) => m.role !== "tool" && m.role !== "system")
     .map((m) => ({ key: `m${m.id}`, role: m.role, content: m.content, toolCalls: m.toolCalls }));
+  for (const request of pending) view.approvals[request.toolCallId] = request;
   return view;
 }
 

@@ -66,4 +66,50 @@ describe("chat page", () => {
     await flush();
     expect(root.querySelector(".turn-note")!.textContent).toBe("The turn failed: no provider configured");
   });
+
+  it("gives a stored waiting call its approval panel back, and approving it continues the turn here", async () => {
+    const api = fakeApi();
+    const call = {
+      id: "w1",
+      name: "write_file",
+      labelShort: "write_file a.txt",
+      labelFull: "write_file /w/a.txt",
+      path: "/w/a.txt",
+      arguments: { path: "/w/a.txt", content: "new\n" },
+      status: "pending" as const,
+      result: null,
+      decisionReason: "asked by rule 9: *",
+    };
+    const history = [{ id: 1, role: "assistant" as const, content: "", toolCalls: [call] }];
+    api.sessionHistory.mockResolvedValue(history);
+    const request = {
+      toolCallId: "w1",
+      name: "write_file",
+      labelShort: "write_file a.txt",
+      labelFull: "write_file /w/a.txt",
+      path: "/w/a.txt",
+      arguments: call.arguments,
+      reason: "asked by rule 9: *",
+      kind: { type: "generic" as const },
+    };
+    const listPending = vi.fn().mockResolvedValue([
+      { sessionId: "s1", sessionTitle: "t", request, createdAt: 0, live: false },
+      { sessionId: "other", sessionTitle: "t", request: { ...request, toolCallId: "x9" }, createdAt: 0, live: false },
+    ]);
+    api.approveCall.mockImplementation(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      onEvent({ type: "toolDone", sessionId: "s1", toolCallId: "w1", result: "wrote" });
+    });
+    const root = document.createElement("div");
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: { ...api, listPending } as any, navigate: vi.fn() });
+    const approve = root.querySelector("[data-tool-call=w1] [data-testid=approve]") as HTMLButtonElement;
+    expect(approve).not.toBeNull();
+    expect(root.querySelector("[data-tool-call=x9]")).toBeNull();
+    expect(root.querySelector("[data-testid=decision]")!.textContent).toBe("asked by rule 9: *");
+    approve.click();
+    await flush();
+    expect(api.approveCall).toHaveBeenCalledWith("w1", expect.any(Function));
+    // The history is read again once the continued turn is over.
+    expect(api.sessionHistory).toHaveBeenCalledTimes(2);
+  });
 });

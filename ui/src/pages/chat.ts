@@ -1,7 +1,7 @@
 // The chat page: sessions on the left, the conversation and composer on the
 // right. Events of the running turn are folded into the view as they arrive.
 import * as api from "../api";
-import type { SessionSummary } from "../bindings";
+import type { ApprovalRequest, SessionEvent, SessionSummary } from "../bindings";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
 import { el } from "../dom";
@@ -60,9 +60,36 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
 
   let view: ChatView = emptyView();
   const openFile = (p: string) => deps.navigate(openFileHash(p));
+  // Calls of this session that wait for the person (the Inbox's truth).
+  const pendingHere = async (): Promise<ApprovalRequest[]> => {
+    try {
+      return (await deps.api.listPending()).filter((p) => p.sessionId === current).map((p) => p.request);
+    } catch {
+      return [];
+    }
+  };
+  const reload = async () => {
+    view = fromHistory(await deps.api.sessionHistory(current as string), await pendingHere());
+    paint();
+  };
+  // A call of the turn running on this page answers through that turn's
+  // channel; a stored one (from before a restart) continues the turn here.
+  const answer = async (send: (onEvent: (e: SessionEvent) => void) => Promise<void>) => {
+    if (view.running) return send(() => undefined);
+    view = { ...view, running: true };
+    paint();
+    try {
+      await send((event) => {
+        view = applyEvent(view, event);
+        paint();
+      });
+    } finally {
+      await reload().catch(() => undefined);
+    }
+  };
   const actions = {
-    approve: (id: string) => deps.api.approveCall(id),
-    reject: (id: string, note: string | null) => deps.api.rejectCall(id, note),
+    approve: (id: string) => answer((onEvent) => deps.api.approveCall(id, onEvent)),
+    reject: (id: string, note: string | null) => answer((onEvent) => deps.api.rejectCall(id, note, onEvent)),
     previewAlwaysAllow: (id: string) => deps.api.previewAlwaysAllow(id),
     alwaysAllow: (id: string) => deps.api.alwaysAllow(id),
   };
@@ -77,7 +104,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     paint();
     return;
   }
-  view = fromHistory(await deps.api.sessionHistory(current));
+  view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());
   paint();
 
   const submit = async () => {

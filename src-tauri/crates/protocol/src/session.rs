@@ -46,6 +46,9 @@ pub struct ToolCallView {
     pub arguments: serde_json::Value,
     pub status: ToolCallStatus,
     pub result: Option<String>,
+    /// Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
+    /// docs/*"), once decided and stored; `None` on a card still starting.
+    pub decision_reason: Option<String>,
 }
 
 /// One history message with the tool calls it made.

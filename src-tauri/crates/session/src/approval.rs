@@ -195,18 +195,21 @@ impl ApprovalManager {
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default();
         ctx.permission_group = row.permission_group.clone();
-        if ctx.working_dir.is_none() {
-            ctx.working_dir = row
-                .working_dir
-                .as_deref()
-                .map(Into::into)
-                .or_else(|| fallback_dir.map(Path::to_path_buf));
-        }
+        // The `working_dir` column is the one truth (tools and `skald chat
+        // --workdir` use it); a directory in the JSON is only a fallback for
+        // rows written before the column was kept in step.
+        ctx.working_dir = row
+            .working_dir
+            .as_deref()
+            .map(Into::into)
+            .or(ctx.working_dir)
+            .or_else(|| fallback_dir.map(Path::to_path_buf));
         Ok(ctx)
     }
 
     /// Stores the session's RunContext (its group goes to the
-    /// `permission_group` column, which must name an existing group).
+    /// `permission_group` column, which must name an existing group, and its
+    /// working directory to the `working_dir` column).
     pub async fn set_run_context(
         &self,
         session_id: &str,
@@ -216,7 +219,16 @@ impl ApprovalManager {
         sessions
             .set_permission_group(session_id, &ctx.permission_group)
             .await?;
-        let json = serde_json::to_value(ctx).map_err(|e| {
+        if let Some(dir) = &ctx.working_dir {
+            sessions
+                .set_working_dir(session_id, Some(&dir.display().to_string()))
+                .await?;
+        }
+        let stored = RunContext {
+            working_dir: None,
+            ..ctx.clone()
+        };
+        let json = serde_json::to_value(&stored).map_err(|e| {
             ApprovalError::InvalidRule(format!("cannot serialise the run context: {e}"))
         })?;
         sessions.set_run_context(session_id, Some(&json)).await?;

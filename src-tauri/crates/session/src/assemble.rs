@@ -96,14 +96,17 @@ pub(crate) fn arguments_value(text: &str) -> Value {
 /// The card of a stored call.
 pub(crate) fn view_of(registry: &ToolRegistry, row: &ToolCallRow) -> ToolCallView {
     let arguments = arguments_value(&row.arguments);
-    view(
-        registry,
-        &row.id,
-        &row.name,
-        arguments,
-        row.status,
-        row.result.clone(),
-    )
+    ToolCallView {
+        decision_reason: row.decision_reason.clone(),
+        ..view(
+            registry,
+            &row.id,
+            &row.name,
+            arguments,
+            row.status,
+            row.result.clone(),
+        )
+    }
 }
 
 /// A card: labels and target path computed by the registry.
@@ -124,6 +127,7 @@ pub(crate) fn view(
         arguments,
         status: protocol_status(status),
         result,
+        decision_reason: None,
     }
 }
 

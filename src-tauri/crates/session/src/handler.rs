@@ -515,7 +515,10 @@ impl ChatSessionHandler {
     ) -> Result<Prepared, SessionError> {
         let session = self.session_row(session_id).await?;
         let workdir = session_workdir(&session)?;
-        let system = load_system_prompt(&self.inner.agents_dir, &session.agent_id)?;
+        let system = with_extra_prompt(
+            load_system_prompt(&self.inner.agents_dir, &session.agent_id)?,
+            &session,
+        );
         let model = self.inner.providers.resolve(model).await?;
         let frame = root_frame(&self.inner.store, &session).await?;
         Ok(Prepared {
@@ -537,6 +540,22 @@ impl ChatSessionHandler {
             model: Some(&p.model),
             sink,
         }
+    }
+}
+
+/// The agent's prompt with the session's RunContext `extraSystemPrompt`
+/// appended (the person's standing instructions for this session).
+fn with_extra_prompt(system: String, session: &SessionRow) -> String {
+    let extra = session
+        .run_context
+        .clone()
+        .and_then(|v| serde_json::from_value::<skald_approval::RunContext>(v).ok())
+        .and_then(|ctx| ctx.extra_system_prompt)
+        .filter(|p| !p.trim().is_empty());
+    match extra.as_deref().map(str::trim) {
+        Some(extra) if system.is_empty() => extra.to_string(),
+        Some(extra) => format!("{system}\n\n{extra}"),
+        None => system,
     }
 }
 

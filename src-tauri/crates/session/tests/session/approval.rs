@@ -112,6 +112,17 @@ async fn write_file_asks_with_a_real_diff_and_runs_once_approved() {
         |ev| matches!(ev, SessionEvent::ToolDone { tool_call_id, .. } if tool_call_id == "w1")
     ));
     assert!(h.list_pending().await.unwrap().is_empty());
+    // The card says why it ran.
+    let history = h.history(&sid).await.unwrap();
+    let card = history
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .find(|c| c.id == "w1")
+        .unwrap();
+    assert_eq!(
+        card.decision_reason.as_deref(),
+        Some("approved by the user")
+    );
 }
 
 #[tokio::test]
@@ -508,4 +519,46 @@ async fn watchers_are_woken_once_the_db_shows_the_change() {
     h.reject("w2", None, RecordingSink::new()).await.unwrap();
     change_to(&h, &mut rx, 0).await;
     assert_eq!(finish(turn).await, TurnOutcome::Completed);
+}
+
+#[tokio::test]
+async fn the_extra_system_prompt_of_the_run_context_reaches_the_model() {
+    let e = env([ScriptedTurn::text_reply("ok")]).await;
+    let (h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    let mut ctx = mgr.run_context(&sid, None).await.unwrap();
+    ctx.extra_system_prompt = Some("Answer in French.".into());
+    mgr.set_run_context(&sid, &ctx).await.unwrap();
+    h.send_message(&sid, "hi", RecordingSink::new())
+        .await
+        .unwrap();
+    let system = e.request(0).system.unwrap();
+    assert!(system.ends_with("\n\nAnswer in French."), "{system}");
+    assert!(
+        system.len() > "Answer in French.".len() + 2,
+        "the agent's prompt is kept"
+    );
+}
+
+#[tokio::test]
+async fn the_working_dir_column_is_the_one_truth() {
+    let e = env([]).await;
+    let (_h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    let other = e.dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    // Saved through the RunContext: the column follows (tools read it).
+    let mut ctx = mgr.run_context(&sid, None).await.unwrap();
+    ctx.working_dir = Some(other.clone());
+    mgr.set_run_context(&sid, &ctx).await.unwrap();
+    let row = e.store.sessions().get(&sid).await.unwrap().unwrap();
+    assert_eq!(row.working_dir.as_deref(), Some(other.to_str().unwrap()));
+    // Changed on the column alone (`skald chat --workdir`): the gate follows.
+    e.store
+        .sessions()
+        .set_working_dir(&sid, Some(e.workdir.to_str().unwrap()))
+        .await
+        .unwrap();
+    let ctx = mgr.run_context(&sid, None).await.unwrap();
+    assert_eq!(ctx.working_dir.as_deref(), Some(e.workdir.as_path()));
 }
