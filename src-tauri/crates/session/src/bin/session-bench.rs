@@ -8,7 +8,12 @@
 //! the same response and its own `ToolDone` (900 samples: the first call of
 //! each round also carries the LLM round, so it is left out).
 //!
-//! Run: `cargo run --release -p skald-session --bin session-bench`
+//! With `--gate rules` the gate is the real `ApprovalManager` over the seeded
+//! rules plus one person's rule allowing `noop` (so every call is evaluated:
+//! session and RunContext read, path work, rule walk, decision written)
+//! instead of `AllowAll`.
+//!
+//! Run: `cargo run --release -p skald-session --bin session-bench [-- --gate rules]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,8 +24,11 @@ use serde_json::{Value, json};
 use skald_core_api::{Tool, ToolCategory, ToolResult};
 use skald_llm::{FakeProvider, LlmProvider, ScriptedTurn, StopReason};
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_session::{ChatSessionHandler, EventSink, FixedProvider, HandlerConfig, SessionParams};
-use skald_store::Store;
+use skald_session::{
+    ApprovalManager, ChatSessionHandler, EventSink, FixedProvider, HandlerConfig, SessionParams,
+    bootstrap,
+};
+use skald_store::{DEFAULT_GROUP, NewApprovalRule, RuleAction, Store};
 use skald_tools::ToolRegistry;
 
 const ROUNDS: usize = 100;
@@ -95,7 +103,7 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-async fn run(root: &std::path::Path) -> Result<(), String> {
+async fn run(root: &std::path::Path, real_gate: bool) -> Result<(), String> {
     let agents = root.join("agents");
     std::fs::create_dir_all(agents.join("main")).map_err(|e| e.to_string())?;
     std::fs::write(agents.join("main/AGENT.md"), "You are a bench agent.\n")
@@ -120,6 +128,25 @@ async fn run(root: &std::path::Path) -> Result<(), String> {
         max_rounds: (ROUNDS + 1) as u32,
         ..HandlerConfig::default()
     });
+    let handler = if real_gate {
+        bootstrap(&store).await.map_err(|e| e.to_string())?;
+        let gate = ApprovalManager::new(store.clone(), handler.registry().clone());
+        gate.add_rule(&NewApprovalRule {
+            group_name: DEFAULT_GROUP.into(),
+            agent_id: None,
+            source: None,
+            tool_pattern: "noop".into(),
+            path_pattern: None,
+            action: RuleAction::Allow,
+            note: Some("bench: a person's always-allow".into()),
+            priority: 10,
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        handler.with_gate(Arc::new(gate))
+    } else {
+        handler
+    };
     let params = SessionParams {
         working_dir: Some(root.to_path_buf()),
         ..SessionParams::default()
@@ -179,8 +206,13 @@ async fn run(root: &std::path::Path) -> Result<(), String> {
     }
     println!(
         "session-bench: {} tool calls ({ROUNDS} rounds x {CALLS} calls of a no-op tool), \
-         FakeProvider, SQLite file (WAL, synchronous=NORMAL)",
-        ROUNDS * CALLS
+         FakeProvider, SQLite file (WAL, synchronous=NORMAL), gate: {}",
+        ROUNDS * CALLS,
+        if real_gate {
+            "ApprovalManager (seeded rules + allow noop)"
+        } else {
+            "AllowAll"
+        }
     );
     println!(
         "per call (gate + persist + events), {} samples: median {}, p90 {}, p99 {}, max {}",
@@ -201,6 +233,21 @@ async fn run(root: &std::path::Path) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let real_gate = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => false,
+        ["--gate", "rules"] => true,
+        ["--gate", "allow-all"] => false,
+        _ => {
+            eprintln!("usage: session-bench [--gate rules|allow-all]");
+            return ExitCode::from(2);
+        }
+    };
     let root: PathBuf =
         std::env::temp_dir().join(format!("skald-session-bench-{}", std::process::id()));
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -213,7 +260,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = rt.block_on(run(&root));
+    let result = rt.block_on(run(&root, real_gate));
     let _ = std::fs::remove_dir_all(&root);
     match result {
         Ok(()) => ExitCode::SUCCESS,
