@@ -27,6 +27,8 @@ pub fn run() {
             tracing_subscriber::EnvFilter::try_from_env("SKALD_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
+        // Colour codes only for a terminal, never into logs and pipes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
 
     let result = tauri::Builder::default()

@@ -135,9 +135,15 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SKALD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                // Warnings, plus the audit line every shell command logs
+                // before it runs (`execute_cmd: running shell command`).
+                .unwrap_or_else(|_| {
+                    tracing_subscriber::EnvFilter::new("warn,skald_tools::exec=info")
+                }),
         )
         .with_writer(std::io::stderr)
+        // Colour codes only for a terminal, never into logs and pipes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -243,3 +243,34 @@ fn sigterm_stops_tool_run_and_its_whole_process_group() {
     }
     assert!(left.is_empty(), "left running: {left:?}");
 }
+
+#[test]
+fn every_shell_command_is_logged_before_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::command(dir.path())
+        .args([
+            "tool",
+            "run",
+            "--approve",
+            "yes",
+            "execute_cmd",
+            r#"{"command": "echo audited"}"#,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        crate::stdout(&out).contains("audited"),
+        "{}",
+        crate::stdout(&out)
+    );
+    let log = stderr(&out);
+    let line = log
+        .lines()
+        .find(|l| l.contains("execute_cmd: running shell command"))
+        .unwrap_or_else(|| panic!("no audit line in: {log}"));
+    assert!(line.contains("INFO"), "{line}");
+    assert!(line.contains("echo audited"), "{line}");
+    assert!(line.contains("timeout_secs=120"), "{line}");
+}
