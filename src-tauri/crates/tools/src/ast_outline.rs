@@ -83,14 +83,13 @@ impl Tool for GetAstOutline {
         input_schema::<OutlineInput>()
     }
 
-    /// ``get_ast_outline `src/main.rs` ``; a long path keeps its end.
+    /// ``get_ast_outline `src/main.rs` ``. Stored arguments are absolute
+    /// (effective), so the path goes through the fs tools' labelling to come
+    /// out relative to the session's directory, a long one keeping its end.
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
         let name = tn::GET_AST_OUTLINE;
         match fs::path_arg(args) {
-            Some(p) => {
-                let budget = length.max_chars().saturating_sub(name.chars().count() + 3);
-                format!("{name} `{}`", keep_end(&p, budget))
-            }
+            Some(p) => fs::path_label(name, "`", Some(&p), "`", length),
             None => name.to_string(),
         }
     }
@@ -226,17 +225,4 @@ fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
         ));
     }
     Ok(bytes)
-}
-
-/// `s` within `max` characters, keeping its end behind a leading `…`.
-fn keep_end(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
 }

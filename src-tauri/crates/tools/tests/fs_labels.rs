@@ -271,3 +271,92 @@ fn labels_are_relative_to_the_display_base_when_one_is_set() {
         "read_file /srv/project/src/main.rs:3-9"
     );
 }
+
+/// `get_ast_outline` lives outside `skald_tools::fs` (so outside the shared
+/// test registry) but labels its path the way the fs tools do.
+fn outline_label(args: Value, len: L) -> String {
+    let mut r = registry();
+    skald_tools::ast_outline::register(&mut r);
+    r.describe_call(tn::GET_AST_OUTLINE, &args, len)
+}
+
+#[test]
+fn ast_outline_labels_are_relative_to_the_display_base_and_fit() {
+    use skald_tools::fs::with_display_base;
+    let work = Path::new("/srv/project");
+    let abs_args = json!({"path": "/srv/project/src/main.rs"});
+    let in_session = with_display_base(Some(work), || outline_label(abs_args.clone(), L::Short));
+    assert_eq!(in_session, "get_ast_outline `src/main.rs`");
+    // What a session stores is the effective (absolute) form of what the
+    // model wrote; the card shows it relative again.
+    let mut r = registry();
+    skald_tools::ast_outline::register(&mut r);
+    for written in ["src/main.rs", "./src/main.rs"] {
+        let stored = r.effective_args(tn::GET_AST_OUTLINE, json!({"path": written}), work);
+        assert!(
+            Path::new(stored["path"].as_str().unwrap()).is_absolute(),
+            "{stored}"
+        );
+        let shown = with_display_base(Some(work), || {
+            r.describe_call(tn::GET_AST_OUTLINE, &stored, L::Short)
+        });
+        assert_eq!(shown, "get_ast_outline `src/main.rs`", "{written}");
+    }
+    // Outside the base: the absolute path stays.
+    let elsewhere = with_display_base(Some(work), || {
+        outline_label(json!({"path": "/etc/x.conf"}), L::Short)
+    });
+    assert_eq!(elsewhere, "get_ast_outline `/etc/x.conf`");
+    // No base: relative to the process's directory.
+    assert_eq!(
+        outline_label(abs_args, L::Short),
+        "get_ast_outline `/srv/project/src/main.rs`"
+    );
+    let cwd = std::env::current_dir().unwrap();
+    let under_cwd = cwd.join("src/lib.rs").to_string_lossy().into_owned();
+    assert_eq!(
+        outline_label(json!({"path": under_cwd}), L::Short),
+        "get_ast_outline `src/lib.rs`"
+    );
+    // Missing or mistyped paths still label.
+    for args in [
+        json!({}),
+        json!({"path": 3}),
+        json!({"path": "  "}),
+        Value::Null,
+    ] {
+        assert_eq!(outline_label(args, L::Short), "get_ast_outline");
+    }
+
+    // Long and multi-byte paths, under the base and outside it, fit the
+    // limits and keep the file name.
+    let deep_rel = format!("{}deeply/nested/file_name.rs", "dir/".repeat(40));
+    let deep_in = format!("/srv/project/{deep_rel}");
+    let deep_out = format!("/very/{deep_rel}");
+    let jp = format!("/srv/project/データ/{}/ファイル.md", "長い名前".repeat(30));
+    for len in [L::Short, L::Full] {
+        for path in [&deep_in, &deep_out, &jp] {
+            let l = with_display_base(Some(work), || outline_label(json!({"path": path}), len));
+            assert!(l.chars().count() <= len.max_chars(), "{len:?}: {l}");
+            assert!(l.starts_with("get_ast_outline `…"), "{l}");
+            assert!(
+                l.ends_with("file_name.rs`") || l.ends_with("ファイル.md`"),
+                "{l}"
+            );
+        }
+    }
+    // Under the base the full label drops the base: its room goes to the
+    // path's own directories.
+    let full = with_display_base(Some(work), || {
+        outline_label(json!({"path": deep_in}), L::Full)
+    });
+    assert!(!full.contains("/srv/project"), "{full}");
+    let short_rel = "src/a/b/c/d/e/f/g/h/i/j/k/lib.rs";
+    let fits = with_display_base(Some(work), || {
+        outline_label(
+            json!({"path": format!("/srv/project/{short_rel}")}),
+            L::Full,
+        )
+    });
+    assert_eq!(fits, format!("get_ast_outline `{short_rel}`"));
+}

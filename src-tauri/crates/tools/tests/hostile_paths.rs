@@ -2,7 +2,7 @@
 //! paths, symlinks to files and directories, relative and dangling symlinks,
 //! symlink loops, trailing slashes, case variants, missing intermediate
 //! directories, a parent directory as the search root) run through every read
-//! tool. A unique marker is planted in every secret file; it must never
+//! tool, `get_ast_outline` included. A unique marker is planted in every secret file; it must never
 //! appear in any output or error. Positive controls (`secretsX/`,
 //! `secrets.txt`) prove the rule does not over-block.
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
@@ -15,10 +15,34 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use serde_json::{Value, json};
+use skald_core_api::ToolError;
+use skald_tools::ToolRegistry;
+use skald_tools::fs::SECRETS_DENIED;
 use skald_tools::tool_names as tn;
 
 const MARKER: &str = "SKALD-SECRET-MARKER-7f3a9c";
 const ALLOWED: &str = "PLAIN-ALLOWED-CONTENT";
+
+/// The fs tools plus `get_ast_outline`: it reads files too, but lives outside
+/// `skald_tools::fs`, so the shared test registry does not hold it.
+fn read_registry() -> ToolRegistry {
+    let mut r = registry();
+    skald_tools::ast_outline::register(&mut r);
+    r
+}
+
+fn run_read(name: &str, args: Value) -> Result<String, ToolError> {
+    let r = read_registry();
+    let tool = r.get(name).unwrap_or_else(|| panic!("no tool {name}"));
+    tool.execute(args)
+}
+
+fn err_read(name: &str, args: Value) -> String {
+    match run_read(name, args.clone()) {
+        Ok(s) => panic!("{name} {args} unexpectedly succeeded: {s}"),
+        Err(e) => e.to_string(),
+    }
+}
 
 /// `<tmp>/ws/proj` with secrets in several spellings and links into them.
 struct Fixture {
@@ -80,11 +104,12 @@ fn run_all_read_tools(path: &str) -> Vec<(String, String)> {
             json!({"path": path, "pattern": "SKALD", "include_glob": "**/secrets/**", "output_mode": "count"}),
         ),
         (tn::LIST_FILES, json!({"path": path, "depth": 20})),
+        (tn::GET_AST_OUTLINE, json!({"path": path})),
     ];
     calls
         .into_iter()
         .map(|(name, args)| {
-            let text = match run(name, args.clone()) {
+            let text = match run_read(name, args.clone()) {
                 Ok(s) => s,
                 Err(e) => e.to_string(),
             };
@@ -160,7 +185,7 @@ fn no_read_tool_reveals_a_secret_by_any_path() {
 #[test]
 fn relative_hostile_paths_through_effective_args() {
     let f = fixture();
-    let reg = registry();
+    let reg = read_registry();
     for rel in [
         "docs/../secrets/api.key",
         "secrets/",
@@ -176,6 +201,7 @@ fn relative_hostile_paths_through_effective_args() {
             (tn::SEARCH_FILE, json!({"query": "="})),
             (tn::GREP_FILES, json!({"pattern": "."})),
             (tn::LIST_FILES, json!({})),
+            (tn::GET_AST_OUTLINE, json!({})),
         ] {
             let mut args = extra.clone();
             args["path"] = json!(rel);
@@ -185,6 +211,10 @@ fn relative_hostile_paths_through_effective_args() {
                 Err(e) => e.to_string(),
             };
             assert!(!text.contains(MARKER), "{name} {rel}: {text}");
+            // Every one of these resolves into a secrets/ directory.
+            if name == tn::READ_FILE || name == tn::GET_AST_OUTLINE {
+                assert_eq!(text, SECRETS_DENIED, "{name} {rel}");
+            }
         }
     }
 }
@@ -211,6 +241,8 @@ fn direct_secret_access_is_denied_with_the_policy_message() {
         );
         let e = err(tn::GREP_FILES, json!({"path": path, "pattern": "."}));
         assert!(e.contains("access denied"), "{rel}: {e}");
+        let e = err_read(tn::GET_AST_OUTLINE, json!({"path": path}));
+        assert_eq!(e, SECRETS_DENIED, "{rel}");
     }
     // Existence is not revealed: a missing secret gets the same error.
     let a = err(
@@ -218,6 +250,15 @@ fn direct_secret_access_is_denied_with_the_policy_message() {
         json!({"path": abs(&f.root, "secrets/api.key")}),
     );
     let b = err(tn::READ_FILE, json!({"path": abs(&f.root, "secrets/nope")}));
+    assert_eq!(a, b);
+    let a = err_read(
+        tn::GET_AST_OUTLINE,
+        json!({"path": abs(&f.root, "secrets/api.key")}),
+    );
+    let b = err_read(
+        tn::GET_AST_OUTLINE,
+        json!({"path": abs(&f.root, "secrets/nope")}),
+    );
     assert_eq!(a, b);
 }
 
@@ -272,6 +313,12 @@ fn lookalikes_are_readable_and_listed() {
     assert!(out.contains(ALLOWED));
     let out = ok(tn::READ_FILE, json!({"path": abs(&f.root, "secrets.txt")}));
     assert!(out.contains(ALLOWED));
+    for rel in ["secretsX/ok.txt", "secrets.txt"] {
+        let path = abs(&f.root, rel);
+        let out = run_read(tn::GET_AST_OUTLINE, json!({"path": path}))
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert!(out.starts_with(&path), "{rel}: {out}");
+    }
     let out = ok(
         tn::GREP_FILES,
         json!({"path": f.root.display().to_string(), "pattern": ALLOWED, "output_mode": "files_only"}),

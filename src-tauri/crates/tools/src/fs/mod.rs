@@ -29,6 +29,7 @@ mod write_file;
 pub use edit_file::EditFile;
 pub use grep_files::GrepFiles;
 pub use insert_at_line::{InsertAtLine, InsertPosition};
+pub(crate) use label::path_label;
 pub use label::with_display_base;
 pub use list_files::ListFiles;
 pub use policy::*;
