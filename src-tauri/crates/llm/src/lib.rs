@@ -37,7 +37,7 @@ pub use config::{
 pub use error::LlmError;
 pub use event::{StopReason, StreamEvent, Usage};
 pub use fake::{FakeProvider, ScriptStep, ScriptedTurn};
-pub use ollama::{Ollama, detect_ollama};
+pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};
 pub use retry::RetryPolicy;

@@ -90,17 +90,40 @@ impl LlmProvider for Ollama {
 
 /// True when an Ollama server answers `GET {base_url}/api/tags` within a second.
 pub async fn detect_ollama(base_url: &str) -> bool {
-    let Ok(client) = reqwest::Client::builder()
+    ollama_models(base_url).await.is_some()
+}
+
+/// The models an Ollama server at `base_url` has pulled (`GET /api/tags`, names
+/// in its order), or `None` when nothing answers there within a second. A
+/// server that answers with a body it cannot read counts as having none.
+pub async fn ollama_models(base_url: &str) -> Option<Vec<String>> {
+    let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(1))
         .connect_timeout(Duration::from_millis(500))
         .build()
-    else {
-        return false;
-    };
-    match client.get(join_url(base_url, "api/tags")).send().await {
-        Ok(r) => r.status().is_success(),
-        Err(_) => false,
+        .ok()?;
+    let response = client
+        .get(join_url(base_url, "api/tags"))
+        .send()
+        .await
+        .ok()?;
+    if !response.status().is_success() {
+        return None;
     }
+    let bytes = response.bytes().await.unwrap_or_default();
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let names = body
+        .get("models")
+        .and_then(Value::as_array)
+        .map(|models| {
+            models
+                .iter()
+                .filter_map(|m| m.get("name").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(names)
 }
 
 /// The `/api/chat` request body for `req`. Tool results carry `tool_name`, looked up from

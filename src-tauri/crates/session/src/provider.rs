@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use skald_core_api::BoxFuture;
-use skald_llm::{Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, detect_ollama};
+use skald_llm::{Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, ollama_models};
 use skald_store::{ProviderKind, ProviderRow, Store};
 
 use crate::error::SessionError;
@@ -152,17 +152,24 @@ impl DefaultProviderResolver {
         if providers.is_empty()
             && self.env.is_empty()
             && let Some(url) = &self.ollama_probe
-            && detect_ollama(url).await
+            && let Some(pulled) = ollama_models(url).await
         {
-            return match model {
-                Some(name) => Ok(ResolvedModel {
-                    provider: Arc::new(Ollama::new(url.clone())?),
-                    model: name.to_string(),
-                }),
-                None => Err(SessionError::NoProvider(format!(
-                    "an Ollama server answers at {url}; choose one of its models with --model NAME"
-                ))),
+            // Nothing configured but a local Ollama: use it, with the model
+            // asked for, else the first one it has pulled.
+            let name = match (model, pulled.first()) {
+                (Some(name), _) => name.to_string(),
+                (None, Some(first)) => first.clone(),
+                (None, None) => {
+                    return Err(SessionError::NoProvider(format!(
+                        "an Ollama server answers at {url} but has no model yet: pull one \
+                         (`ollama pull qwen3`), or add another provider in Settings"
+                    )));
+                }
             };
+            return Ok(ResolvedModel {
+                provider: Arc::new(Ollama::new(url.clone())?),
+                model: name,
+            });
         }
         Err(SessionError::NoProvider(
             "nothing is configured: add a provider in Settings, or set OPENAI_BASE_URL and \

@@ -3,6 +3,7 @@
 use serde_json::json;
 use skald_llm::{
     LlmProvider, Ollama, ResponseAccumulator, StopReason, StreamEvent, Usage, detect_ollama,
+    ollama_models,
 };
 
 use crate::mock_server::{End, MockServer, Reply, collect};
@@ -156,6 +157,24 @@ async fn detects_a_server_answering_api_tags() {
         l.local_addr().unwrap()
     };
     assert!(!detect_ollama(&format!("http://{addr}")).await);
+}
+
+#[tokio::test]
+async fn lists_the_models_a_server_has_pulled() {
+    let server = MockServer::start([
+        Reply::stream(
+            "application/json",
+            json!({"models": [{"name": "qwen3:8b", "size": 1}, {"name": "llama3.2"}]}).to_string(),
+        ),
+        Reply::stream("application/json", "not json".to_string()),
+    ])
+    .await;
+    assert_eq!(
+        ollama_models(&server.url).await,
+        Some(vec!["qwen3:8b".to_string(), "llama3.2".to_string()])
+    );
+    // Answering with something unreadable: a server, but no models known.
+    assert_eq!(ollama_models(&server.url).await, Some(vec![]));
 }
 
 #[tokio::test]

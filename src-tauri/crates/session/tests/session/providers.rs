@@ -136,3 +136,48 @@ async fn db_providers_and_the_default_model_win() {
     let err = r.resolve(Some("sonnet")).await.unwrap_err();
     assert!(err.to_string().contains("has no API key"), "{err}");
 }
+
+/// A local server answering every request with `body` as JSON (an Ollama's
+/// `/api/tags` as far as the resolver is concerned).
+async fn tags_server(body: &'static str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(reply.as_bytes()).await;
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_local_ollama_is_used_with_its_first_model_when_nothing_is_configured() {
+    let (_d, store) = store().await;
+    let url = tags_server(r#"{"models": [{"name": "qwen3:8b"}, {"name": "llama3.2"}]}"#).await;
+    let r = DefaultProviderResolver::with_env(store, env_config(&[])).with_ollama_probe(Some(url));
+    let m = r.resolve(None).await.unwrap();
+    assert_eq!(m.model, "qwen3:8b");
+    assert_eq!(m.provider.name(), "ollama");
+    // A model asked for by name wins.
+    assert_eq!(r.resolve(Some("llama3.2")).await.unwrap().model, "llama3.2");
+}
+
+#[tokio::test]
+async fn a_local_ollama_without_models_says_to_pull_one() {
+    let (_d, store) = store().await;
+    let url = tags_server(r#"{"models": []}"#).await;
+    let r = DefaultProviderResolver::with_env(store, env_config(&[])).with_ollama_probe(Some(url));
+    let err = r.resolve(None).await.unwrap_err();
+    assert!(err.to_string().contains("has no model yet"), "{err}");
+    assert!(
+        !err.to_string().contains("--model"),
+        "no CLI wording in the app: {err}"
+    );
+}
