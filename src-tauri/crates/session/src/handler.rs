@@ -371,9 +371,9 @@ impl ChatSessionHandler {
 
     /// On start: resumes every session a crash left mid-turn (a frame still
     /// active) or with unfinished tool calls, and answers the turns that were
-    /// cut short (a trailing user message or tool results). Sessions are done
-    /// one after another; a session that is busy or fails is logged and
-    /// skipped.
+    /// cut short (a trailing user message or tool results). Sessions resume
+    /// side by side, so one waiting for a person holds up no other; a session
+    /// that is busy or fails is logged and skipped.
     pub async fn resume_all(
         &self,
         model: Option<&str>,
@@ -387,7 +387,7 @@ impl ChatSessionHandler {
             .into_iter()
             .map(|r| r.session_id)
             .collect();
-        let mut out = Vec::new();
+        let mut todo = Vec::new();
         for session in store.sessions().list().await? {
             let interrupted = store
                 .stack()
@@ -395,15 +395,23 @@ impl ChatSessionHandler {
                 .await?
                 .iter()
                 .any(|f| f.depth == 0 && f.status == FrameStatus::Active);
-            if !interrupted && !with_pending.contains(&session.id) {
-                continue;
+            if interrupted || with_pending.contains(&session.id) {
+                todo.push((session.id, interrupted));
             }
-            match self
-                .resume_one(&session.id, interrupted, model, &sink)
-                .await
-            {
+        }
+        // Side by side: a session whose re-run call waits for a person (in
+        // the Inbox) must not hold up the others.
+        let sink = &sink;
+        let results =
+            futures_util::future::join_all(todo.iter().map(|(id, interrupted)| async move {
+                (id, self.resume_one(id, *interrupted, model, sink).await)
+            }))
+            .await;
+        let mut out = Vec::new();
+        for (id, result) in results {
+            match result {
                 Ok(r) => out.push(r),
-                Err(e) => tracing::warn!(session = %session.id, error = %e, "resume failed"),
+                Err(e) => tracing::warn!(session = %id, error = %e, "resume failed"),
             }
         }
         Ok(out)

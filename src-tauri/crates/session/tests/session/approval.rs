@@ -562,3 +562,120 @@ async fn the_working_dir_column_is_the_one_truth() {
     let ctx = mgr.run_context(&sid, None).await.unwrap();
     assert_eq!(ctx.working_dir.as_deref(), Some(e.workdir.as_path()));
 }
+
+#[tokio::test]
+async fn on_start_a_resume_waiting_for_a_person_holds_up_no_other_session() {
+    use skald_store::{FrameStatus, NewMessage, NewToolCall, Role, ToolCallStatus};
+    let e = env([
+        ScriptedTurn::text_reply("Sorry for the wait."),
+        ScriptedTurn::text_reply("Read it."),
+    ])
+    .await;
+    let (h, _mgr) = gated(&e).await;
+    let msg = |sid: &str, frame: i64, role, content: &str, calls| NewMessage {
+        session_id: sid.to_string(),
+        stack_id: Some(frame),
+        role,
+        content: content.into(),
+        tool_calls: calls,
+        tool_call_id: None,
+    };
+    // A: crashed while reading a file outside the working directory — a
+    // re-runnable call the rules make a person approve again.
+    let outside = e.dir.path().canonicalize().unwrap().join("outside.txt");
+    std::fs::write(&outside, "far away\n").unwrap();
+    let a = e.session().await;
+    let a_frame = e.store.stack().top(&a).await.unwrap().unwrap().id;
+    e.store
+        .stack()
+        .set_status(a_frame, FrameStatus::Active)
+        .await
+        .unwrap();
+    e.store
+        .history()
+        .append(&msg(&a, a_frame, Role::User, "read it", None))
+        .await
+        .unwrap();
+    let args = serde_json::json!({"path": outside}).to_string();
+    let calls = serde_json::json!([{"id": "r1", "name": "read_file", "arguments": args}]);
+    let assistant = e
+        .store
+        .history()
+        .append(&msg(&a, a_frame, Role::Assistant, "", Some(calls)))
+        .await
+        .unwrap();
+    e.store
+        .tool_calls()
+        .insert(&NewToolCall {
+            id: "r1".into(),
+            session_id: a.clone(),
+            message_id: Some(assistant.id),
+            name: "read_file".into(),
+            arguments: args,
+            status: ToolCallStatus::Running,
+        })
+        .await
+        .unwrap();
+    // B: crashed before answering its person.
+    let b = e.session().await;
+    let b_frame = e.store.stack().top(&b).await.unwrap().unwrap().id;
+    e.store
+        .stack()
+        .set_status(b_frame, FrameStatus::Active)
+        .await
+        .unwrap();
+    e.store
+        .history()
+        .append(&msg(&b, b_frame, Role::User, "hello?", None))
+        .await
+        .unwrap();
+
+    // A is the most recent, so a one-after-another resume would take it first.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    e.store.sessions().touch(&a).await.unwrap();
+    assert_eq!(e.store.sessions().list().await.unwrap()[0].id, a);
+    let h2 = h.clone();
+    let resume =
+        tokio::spawn(async move { h2.resume_all(None, RecordingSink::new()).await.unwrap() });
+    // B is answered while A still waits for its person.
+    let answered =
+        |rows: &[skald_store::MessageRow]| rows.iter().any(|m| m.content == "Sorry for the wait.");
+    for _ in 0..200 {
+        if answered(&e.history_rows(&b).await) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        answered(&e.history_rows(&b).await),
+        "B waited behind A's approval"
+    );
+    assert_eq!(
+        e.store
+            .tool_calls()
+            .get("r1")
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+            .as_str(),
+        "pending"
+    );
+    h.approve("r1", RecordingSink::new()).await.unwrap();
+    let resumed = tokio::time::timeout(Duration::from_secs(10), resume)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(resumed.len(), 2);
+    assert_eq!(
+        e.store
+            .tool_calls()
+            .get("r1")
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+            .as_str(),
+        "done"
+    );
+}
