@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { parseList, sessionSettingsPanel } from "./session_settings";
+import { bypassScope, parseList, sessionSettingsPanel } from "./session_settings";
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
@@ -47,7 +47,7 @@ describe("session settings", () => {
     });
   });
 
-  it("adds a timed bypass for file tools", async () => {
+  it("adds a timed bypass for a scope the person picks", async () => {
     const api = fakeApi();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const panel = sessionSettingsPanel("s1", { api: api as any });
@@ -55,9 +55,36 @@ describe("session settings", () => {
     panel.dispatchEvent(new Event("toggle"));
     await flush();
     await flush();
-    const btn = Array.from(panel.querySelectorAll("button")).find((b) => b.textContent?.includes("file tools"))!;
-    btn.click();
-    expect(api.addBypass).toHaveBeenCalledWith("s1", { kind: "category", category: "Filesystem" }, 60);
+    const kind = panel.querySelector("[name=bypassKind]") as HTMLSelectElement;
+    const value = panel.querySelector("[name=bypassValue]") as HTMLInputElement;
+    const minutes = panel.querySelector("[name=bypassMinutes]") as HTMLSelectElement;
+    const add = panel.querySelector("[data-testid=add-bypass]") as HTMLButtonElement;
+    kind.value = "category:Filesystem";
+    add.click();
+    expect(api.addBypass).toHaveBeenLastCalledWith("s1", { kind: "category", category: "Filesystem" }, 60);
+    kind.value = "tool";
+    value.value = " execute_cmd ";
+    minutes.value = "15";
+    add.click();
+    expect(api.addBypass).toHaveBeenLastCalledWith("s1", { kind: "tool", name: "execute_cmd" }, 15);
+    kind.value = "mcp";
+    value.value = "gmail";
+    minutes.value = "";
+    add.click();
+    expect(api.addBypass).toHaveBeenLastCalledWith("s1", { kind: "mcpServer", server: "gmail" }, null);
+    // A tool scope without a name is not sent.
+    kind.value = "tool";
+    value.value = "";
+    add.click();
+    expect(api.addBypass).toHaveBeenCalledTimes(3);
+    expect(panel.querySelector("[role=status]")!.textContent).toContain("Name the tool");
+  });
+
+  it("builds every bypass scope, and says what is missing", () => {
+    expect(bypassScope("all", "")).toEqual({ kind: "all" });
+    expect(bypassScope("category:Shell", "")).toEqual({ kind: "category", category: "Shell" });
+    expect(bypassScope("category:Nope", "")).toBe("unknown category Nope");
+    expect(bypassScope("mcp", "  ")).toBe("Name the MCP server.");
   });
 
   it("parses one path per line", () => {

@@ -1,7 +1,7 @@
 // The session settings panel: its permission group and RunContext, and
 // temporary human bypasses ("don't ask again for a while").
 import * as api from "../api";
-import type { BypassScopeView, GroupView, RunContextView } from "../bindings";
+import type { BypassScopeView, GroupView, RunContextView, ToolCategory } from "../bindings";
 import { el } from "../dom";
 
 export function parseList(text: string): string[] {
@@ -65,10 +65,24 @@ async function fill(body: HTMLElement, sessionId: string, deps: { api: typeof ap
       (e) => (status.textContent = api.errorMessage(e)),
     );
   };
-  const allHour = el("button", { type: "button" }, "Don't ask for 1 hour");
-  allHour.addEventListener("click", () => bypass({ kind: "all" }, 60, "anything"));
-  const filesHour = el("button", { type: "button" }, "Don't ask for file tools for 1 hour");
-  filesHour.addEventListener("click", () => bypass({ kind: "category", category: "Filesystem" }, 60, "file tools"));
+  // "Don't ask" for a scope (everything, a category, one tool, an MCP server)
+  // and a while; deny rules still apply and Stop clears it.
+  const scopeKind = el("select", { name: "bypassKind", "aria-label": "Don't ask for" });
+  for (const [value, label] of BYPASS_KINDS) scopeKind.append(el("option", { value }, label));
+  const scopeValue = el("input", { name: "bypassValue", "aria-label": "Which", placeholder: "tool or server name" });
+  const minutes = el("select", { name: "bypassMinutes", "aria-label": "For how long" });
+  for (const [value, label] of BYPASS_DURATIONS) minutes.append(el("option", { value }, label));
+  minutes.value = "60";
+  const dontAsk = el("button", { type: "button", "data-testid": "add-bypass" }, "Don't ask");
+  dontAsk.addEventListener("click", () => {
+    const scope = bypassScope(scopeKind.value, scopeValue.value);
+    if (typeof scope === "string") {
+      status.textContent = scope;
+      return;
+    }
+    const m = minutes.value === "" ? null : Number(minutes.value);
+    bypass(scope, m, describeScope(scope));
+  });
   const clear = el("button", { type: "button" }, "Ask again");
   clear.addEventListener("click", () => {
     deps.api.clearBypasses(sessionId).then(() => (status.textContent = "Asking again."), (e) => (status.textContent = api.errorMessage(e)));
@@ -80,7 +94,50 @@ async function fill(body: HTMLElement, sessionId: string, deps: { api: typeof ap
     el("label", {}, "Extra system prompt ", prompt),
     el("label", {}, "Readable without asking ", reads),
     el("label", {}, "Writable without asking ", writes),
-    el("div", { class: "row" }, save, allHour, filesHour, clear),
+    el("div", { class: "row" }, save),
+    el("div", { class: "row" }, scopeKind, scopeValue, minutes, dontAsk, clear),
     status,
   );
+}
+
+const CATEGORIES: ToolCategory[] = ["Filesystem", "Shell", "Subagent", "Introspection", "Config"];
+
+const BYPASS_KINDS: [string, string][] = [
+  ["all", "anything"],
+  ...CATEGORIES.map((c): [string, string] => [`category:${c}`, `${c.toLowerCase()} tools`]),
+  ["tool", "one tool…"],
+  ["mcp", "an MCP server…"],
+];
+
+const BYPASS_DURATIONS: [string, string][] = [
+  ["15", "15 minutes"],
+  ["60", "1 hour"],
+  ["240", "4 hours"],
+  ["", "until stopped"],
+];
+
+/** The scope the form describes, or what is missing. */
+export function bypassScope(kind: string, value: string): BypassScopeView | string {
+  const name = value.trim();
+  if (kind === "all") return { kind: "all" };
+  if (kind.startsWith("category:")) {
+    const category = kind.slice("category:".length) as ToolCategory;
+    return CATEGORIES.includes(category) ? { kind: "category", category } : `unknown category ${category}`;
+  }
+  if (kind === "tool") return name ? { kind: "tool", name } : "Name the tool (for example execute_cmd).";
+  if (kind === "mcp") return name ? { kind: "mcpServer", server: name } : "Name the MCP server.";
+  return `unknown scope ${kind}`;
+}
+
+function describeScope(scope: BypassScopeView): string {
+  switch (scope.kind) {
+    case "all":
+      return "anything";
+    case "category":
+      return `${scope.category.toLowerCase()} tools`;
+    case "tool":
+      return scope.name;
+    case "mcpServer":
+      return `the MCP server ${scope.server}`;
+  }
 }
