@@ -16,14 +16,14 @@ APT_PACKAGES=(
   ripgrep universal-ctags curl ca-certificates
 )
 
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   step "apt: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
@@ -32,9 +32,27 @@ if ! command -v cargo >/dev/null; then
   step "rust: installing rustup (toolchain pinned by rust-toolchain.toml)"
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
 fi
-if ! command -v node >/dev/null || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)'; then
-  echo "Node.js 20 or newer is required (with npm); install it and re-run." >&2
-  exit 1
+# Node.js 20+: Debian 12's own is 18, so when the machine has no recent one,
+# the official build comes from the npm registry (package node-linux-<arch>)
+# into $SKALD_NODE_HOME, which env.sh puts first on PATH.
+node_ok() {
+  command -v node >/dev/null && node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)'
+}
+if ! node_ok || [ -n "${SKALD_FORCE_NODE_INSTALL:-}" ]; then
+  if ! command -v npm >/dev/null; then
+    step "apt: nodejs npm (only to fetch Node.js $NODE_VERSION from the npm registry)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+  fi
+  case "$(uname -m)" in
+    x86_64) node_arch=x64 ;;
+    aarch64) node_arch=arm64 ;;
+    *) echo "no Node.js $NODE_VERSION build for $(uname -m); install Node.js 20+ and re-run" >&2; exit 1 ;;
+  esac
+  step "Node.js $NODE_VERSION (node-linux-$node_arch from the npm registry)"
+  npm install --no-audit --no-fund --prefix "$SKALD_NODE_HOME" "node-linux-$node_arch@$NODE_VERSION"
+  use_cached_node
+  node_ok || { echo "Node.js $NODE_VERSION did not install" >&2; exit 1; }
 fi
 if ! command -v cargo-nextest >/dev/null; then
   step "cargo-nextest"
