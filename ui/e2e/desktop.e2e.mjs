@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
@@ -54,14 +54,6 @@ after(async () => {
   mock?.close();
 });
 
-async function waitUntil(check, what, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test("hidden with Ctrl+W, notified of a waiting call, brought back by a second launch", async () => {
   await addMockProvider(session, mock.baseUrl);

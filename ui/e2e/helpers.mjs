@@ -40,3 +40,13 @@ export async function send(session, text) {
   await setValue(session, "[data-testid=composer]", text);
   await session.execute("document.querySelector('[data-testid=send]').click()");
 }
+
+/** Polls `check` (a test-side condition, not a page script) until it holds. */
+export async function waitUntil(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
 import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
 
@@ -43,14 +43,6 @@ after(async () => {
 
 const apps = () => groupProcesses(driver.proc.pid).filter((p) => p.exe === app).map((p) => p.pid);
 
-async function waitUntil(check, what, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test("an approved restart respawns the app, which resumes the turn", async () => {
   await addMockProvider(session, mock.baseUrl);

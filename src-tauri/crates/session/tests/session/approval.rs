@@ -563,45 +563,61 @@ async fn the_working_dir_column_is_the_one_truth() {
     assert_eq!(ctx.working_dir.as_deref(), Some(e.workdir.as_path()));
 }
 
-#[tokio::test]
-async fn on_start_a_resume_waiting_for_a_person_holds_up_no_other_session() {
-    use skald_store::{FrameStatus, NewMessage, NewToolCall, Role, ToolCallStatus};
-    let e = env([
-        ScriptedTurn::text_reply("Sorry for the wait."),
-        ScriptedTurn::text_reply("Read it."),
-    ])
-    .await;
-    let (h, _mgr) = gated(&e).await;
-    let msg = |sid: &str, frame: i64, role, content: &str, calls| NewMessage {
+fn message(
+    sid: &str,
+    frame: i64,
+    role: skald_store::Role,
+    content: &str,
+    calls: Option<serde_json::Value>,
+) -> skald_store::NewMessage {
+    skald_store::NewMessage {
         session_id: sid.to_string(),
         stack_id: Some(frame),
         role,
         content: content.into(),
         tool_calls: calls,
         tool_call_id: None,
-    };
-    // A: crashed while reading a file outside the working directory — a
-    // re-runnable call the rules make a person approve again.
-    let outside = e.dir.path().canonicalize().unwrap().join("outside.txt");
-    std::fs::write(&outside, "far away\n").unwrap();
-    let a = e.session().await;
-    let a_frame = e.store.stack().top(&a).await.unwrap().unwrap().id;
+    }
+}
+
+/// A session as a crash mid-turn leaves it: root frame active, the person's
+/// message stored; returns the session and its frame.
+async fn crashed_with(e: &Env, text: &str) -> (String, i64) {
+    let sid = e.session().await;
+    let frame = e.store.stack().top(&sid).await.unwrap().unwrap().id;
     e.store
         .stack()
-        .set_status(a_frame, FrameStatus::Active)
+        .set_status(frame, skald_store::FrameStatus::Active)
         .await
         .unwrap();
     e.store
         .history()
-        .append(&msg(&a, a_frame, Role::User, "read it", None))
+        .append(&message(&sid, frame, skald_store::Role::User, text, None))
         .await
         .unwrap();
+    (sid, frame)
+}
+
+#[tokio::test]
+async fn on_start_a_resume_waiting_for_a_person_holds_up_no_other_session() {
+    use skald_store::{NewToolCall, Role, ToolCallStatus};
+    let e = env([
+        ScriptedTurn::text_reply("Sorry for the wait."),
+        ScriptedTurn::text_reply("Read it."),
+    ])
+    .await;
+    let (h, _mgr) = gated(&e).await;
+    // A: crashed while reading a file outside the working directory — a
+    // re-runnable call the rules make a person approve again.
+    let outside = e.dir.path().canonicalize().unwrap().join("outside.txt");
+    std::fs::write(&outside, "far away\n").unwrap();
+    let (a, a_frame) = crashed_with(&e, "read it").await;
     let args = serde_json::json!({"path": outside}).to_string();
     let calls = serde_json::json!([{"id": "r1", "name": "read_file", "arguments": args}]);
     let assistant = e
         .store
         .history()
-        .append(&msg(&a, a_frame, Role::Assistant, "", Some(calls)))
+        .append(&message(&a, a_frame, Role::Assistant, "", Some(calls)))
         .await
         .unwrap();
     e.store
@@ -617,18 +633,7 @@ async fn on_start_a_resume_waiting_for_a_person_holds_up_no_other_session() {
         .await
         .unwrap();
     // B: crashed before answering its person.
-    let b = e.session().await;
-    let b_frame = e.store.stack().top(&b).await.unwrap().unwrap().id;
-    e.store
-        .stack()
-        .set_status(b_frame, FrameStatus::Active)
-        .await
-        .unwrap();
-    e.store
-        .history()
-        .append(&msg(&b, b_frame, Role::User, "hello?", None))
-        .await
-        .unwrap();
+    let (b, _) = crashed_with(&e, "hello?").await;
 
     // A is the most recent, so a one-after-another resume would take it first.
     tokio::time::sleep(Duration::from_millis(5)).await;
