@@ -1,12 +1,10 @@
 //! Answering approvals: approve, reject with a note, "always allow" (which
 //! shows the rule before saving it), and the Inbox across sessions.
 
-use std::path::Path;
-
 use serde_json::Value;
+use skald_approval::{ApprovalError, CallContext};
 use skald_protocol::{ApprovalResolution, ErrorCode, IpcError, PendingApprovalView, SessionEvent};
-use skald_store::{NewApprovalRule, RuleAction, StoreError};
-use skald_tools::tool_names as tn;
+use skald_store::{NewApprovalRule, StoreError};
 use tauri::ipc::Channel;
 
 use crate::AppState;
@@ -14,6 +12,13 @@ use crate::commands::chat::ChannelSink;
 
 fn storage(e: StoreError) -> IpcError {
     IpcError::new(ErrorCode::Storage, e.to_string())
+}
+
+fn approval(e: ApprovalError) -> IpcError {
+    match e {
+        ApprovalError::Store(e) => storage(e),
+        other => IpcError::new(ErrorCode::InvalidInput, other.to_string()),
+    }
 }
 
 #[tauri::command]
@@ -58,8 +63,9 @@ pub async fn reject_call(
     resolution
 }
 
-/// The rule "always allow" saves for a call: this tool in the session's
-/// group; for file tools, limited to the file's directory and below.
+/// The rule "always allow" saves for a call (see
+/// `skald_approval::always_allow_rule`), over the rules and RunContext the
+/// gate decides with.
 async fn always_allow_rule(
     state: &AppState,
     tool_call_id: &str,
@@ -85,42 +91,21 @@ async fn always_allow_rule(
                 format!("no session {}", call.session_id),
             )
         })?;
+    let rules = state.approvals.rules().await.map_err(approval)?;
+    let ctx = state
+        .approvals
+        .run_context(&call.session_id, None)
+        .await
+        .map_err(approval)?
+        .canonicalized();
     let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-    let file_tool = [
-        tn::WRITE_FILE,
-        tn::EDIT_FILE,
-        tn::INSERT_AT_LINE,
-        tn::REPLACE_LINES,
-    ]
-    .contains(&call.name.as_str());
-    let path_pattern = match args.get("path").and_then(Value::as_str) {
-        Some(p) if file_tool => Path::new(p).parent().map(|dir| {
-            let dir = match session.working_dir.as_deref() {
-                Some(wd) => dir
-                    .strip_prefix(wd)
-                    .map(Path::to_path_buf)
-                    .unwrap_or(dir.to_path_buf()),
-                None => dir.to_path_buf(),
-            };
-            let shown = dir.display().to_string();
-            if shown.is_empty() {
-                "*".to_string()
-            } else {
-                format!("{shown}/*")
-            }
-        }),
-        _ => None,
-    };
-    Ok(NewApprovalRule {
-        group_name: session.permission_group,
-        agent_id: None,
-        source: None,
-        tool_pattern: call.name,
-        path_pattern,
-        action: RuleAction::Allow,
-        note: Some("always allow, from an approval".to_string()),
-        priority: 100,
-    })
+    let mut cc = CallContext::for_run(&call.name, &args, &ctx).with_agent(session.agent_id);
+    // The source the session driver records for registry tools, so rules
+    // filtered by source are checked as the gate checks them.
+    if state.catalog.registry().contains(&call.name) {
+        cc = cc.with_source("builtin");
+    }
+    skald_approval::always_allow_rule(&rules, &cc, &ctx).map_err(approval)
 }
 
 fn describe(rule: &NewApprovalRule) -> String {
@@ -152,11 +137,7 @@ pub async fn always_allow(
     on_event: Channel<SessionEvent>,
 ) -> Result<ApprovalResolution, IpcError> {
     let rule = always_allow_rule(&state, &tool_call_id).await?;
-    state
-        .approvals
-        .add_rule(&rule)
-        .await
-        .map_err(|e| IpcError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    state.approvals.add_rule(&rule).await.map_err(approval)?;
     let resolution = state
         .sessions
         .approve(&tool_call_id, ChannelSink(on_event))

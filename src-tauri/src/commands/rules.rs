@@ -1,6 +1,7 @@
 //! Permission groups and approval rules: thin CRUD over the store, validated
 //! by the approval crate (one catch-all, known patterns) before saving.
 
+use skald_approval::edited_rule;
 use skald_protocol::{ErrorCode, GroupView, IpcError, RuleActionView, RuleInput, RuleView};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, RuleAction, StoreError};
 
@@ -48,6 +49,8 @@ pub(crate) fn rule_view(r: ApprovalRuleRow) -> RuleView {
     }
 }
 
+/// The rule a form describes. `RuleInput` has no agent or source, so those
+/// are unset here; an update keeps the stored rule's (`edited_rule`).
 fn new_rule(input: RuleInput) -> NewApprovalRule {
     let trim = |s: Option<String>| s.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     NewApprovalRule {
@@ -178,9 +181,17 @@ pub async fn update_rule(
     id: i64,
     input: RuleInput,
 ) -> Result<RuleView, IpcError> {
+    // The form carries no agent or source: keep the stored rule's.
+    let existing = state
+        .store
+        .approval()
+        .get_rule(id)
+        .await
+        .map_err(storage)?
+        .ok_or_else(|| IpcError::new(ErrorCode::NotFound, format!("no approval rule {id}")))?;
     let row = state
         .approvals
-        .update_rule(id, &new_rule(input))
+        .update_rule(id, &edited_rule(&existing, new_rule(input)))
         .await
         .map_err(invalid)?;
     Ok(rule_view(row))

@@ -7,6 +7,8 @@
 
 use skald_store::StoreError;
 
+use crate::decision::RuleRef;
+
 /// Shorthand for this crate's results.
 pub type Result<T, E = ApprovalError> = std::result::Result<T, E>;
 
@@ -46,6 +48,28 @@ pub enum ApprovalError {
     DuplicateCatchAll {
         /// Id of the catch-all that already exists.
         existing: i64,
+    },
+
+    /// "Always allow" in a group other than `default` would come before a
+    /// `default` deny naming the same tool (a group's rules all precede
+    /// `default`'s), which it must never override.
+    #[error(
+        "always allow in group {group:?} would come before deny {deny} of group {:?}; add that deny to group {group:?} first",
+        deny.group
+    )]
+    AlwaysAllowOverridesDeny {
+        /// The session's group, where the rule would be saved.
+        group: String,
+        /// The deny it would override.
+        deny: RuleRef,
+    },
+
+    /// The "always allow" rule would not decide the call it was made from:
+    /// another rule comes first.
+    #[error("always allow would not take effect: {decided_by} decides this call first")]
+    AlwaysAllowHasNoEffect {
+        /// The rule (or the reason) that decides the call instead.
+        decided_by: String,
     },
 
     /// A stored rule could not be parsed; the whole snapshot is refused so the

@@ -11,7 +11,11 @@
 //! - [`visible_tool_defs`] hides the tools a group denies by name from the
 //!   model; MCP tools always stay offered.
 //! - [`seed_default_rules`] seeds the built-in rules, idempotently;
-//!   [`validate_new_rule`] guards every new rule.
+//!   [`validate_new_rule`] guards every new rule; [`edited_rule`] keeps the
+//!   filters an edit does not carry.
+//! - [`always_allow_rule`] builds the rule "always allow" saves from an
+//!   approval: the tool, limited to the call's directory, placed to beat the
+//!   seeded `require`s and never a deny.
 //!
 //! Paths are matched after `canonicalize_for_policy`, relative to the working
 //! directory, so `..` and symlinks cannot dodge a rule. This crate never runs
@@ -21,9 +25,11 @@
 
 #![warn(missing_docs)]
 
+mod always_allow;
 mod bypass;
 mod call;
 mod decision;
+mod edit;
 mod error;
 mod evaluate;
 mod paths;
@@ -34,9 +40,11 @@ mod run_context;
 mod seed;
 mod visibility;
 
+pub use always_allow::{ALWAYS_ALLOW_NOTE, ALWAYS_ALLOW_PRIORITY, always_allow_rule};
 pub use bypass::{Bypass, BypassScope, Bypasses, Expiry, Now};
 pub use call::{CallContext, CallPath};
 pub use decision::{Basis, Decision, FastPath, RuleRef};
+pub use edit::edited_rule;
 pub use error::{ApprovalError, Result};
 pub use evaluate::{decide, evaluate};
 pub use pattern::{FS_READ_TOOLS, FS_WRITE_TOOLS, PathPattern, ToolClass, ToolPattern};

@@ -2,7 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod always_allow;
 mod common;
+mod edit;
 mod gate;
 mod preview;
 mod seed;
