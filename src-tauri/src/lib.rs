@@ -86,6 +86,7 @@ pub fn run() {
             commands::settings::list_providers,
             commands::settings::add_provider,
             commands::settings::set_default_model,
+            commands::settings::local_ollama,
             commands::viewer::view_file,
             commands::approvals::list_pending,
             commands::approvals::approve_call,

@@ -8,6 +8,7 @@ import type {
   ApprovalResolution,
   ChatMessage,
   IpcError,
+  LocalOllamaView,
   NewProviderInput,
   PendingApprovalView,
   BypassScopeView,
@@ -27,6 +28,11 @@ export function listTools(): Promise<AllTools> {
 
 export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
+}
+
+/** An Ollama answering on this machine, with the models it has pulled, or null. */
+export function localOllama(): Promise<LocalOllamaView | null> {
+  return invoke<LocalOllamaView | null>("local_ollama");
 }
 
 /** Calls `handler` whenever the set of calls waiting for a person changes. */

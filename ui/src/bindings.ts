@@ -124,6 +124,8 @@ export type ModelView = { id: number, name: string, isDefault: boolean, };
 
 export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
 
+export type LocalOllamaView = { baseUrl: string, models: Array<string>, };
+
 export type NewProviderInput = { kind: ProviderKindView, name: string, baseUrl: string | null, apiKey: string | null, 
 /**
  * The model to add and make the default.

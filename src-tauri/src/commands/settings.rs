@@ -1,7 +1,8 @@
 //! Provider settings: list, add (key into the secrets store), pick the model.
 
 use skald_protocol::{
-    ErrorCode, IpcError, ModelView, NewProviderInput, ProviderKindView, ProviderView,
+    ErrorCode, IpcError, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView,
+    ProviderView,
 };
 use skald_store::{NewModel, NewProvider, ProviderKind, Store, StoreError};
 
@@ -174,4 +175,16 @@ fn slug(name: &str) -> String {
     } else {
         s
     }
+}
+
+/// An Ollama answering at its default address, to offer on the Settings page.
+#[tauri::command]
+pub async fn local_ollama() -> Result<Option<LocalOllamaView>, IpcError> {
+    let base_url = skald_llm::Ollama::DEFAULT_BASE_URL;
+    Ok(skald_llm::ollama_models(base_url)
+        .await
+        .map(|models| LocalOllamaView {
+            base_url: base_url.to_string(),
+            models,
+        }))
 }

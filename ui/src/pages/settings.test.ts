@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { readProviderForm } from "./settings";
+import { describe, expect, it, vi } from "vitest";
+import { localOllamaOffer, mountSettings, readProviderForm } from "./settings";
 
 function form(fields: Record<string, string>): HTMLFormElement {
   const f = document.createElement("form");
@@ -25,5 +25,40 @@ describe("provider form", () => {
   it("explains what is wrong", () => {
     expect(readProviderForm(form({ kind: "openai", model: "" }))).toMatch(/model name/);
     expect(readProviderForm(form({ kind: "openai", model: "m", baseUrl: "ftp://x" }))).toMatch(/http/);
+  });
+});
+
+describe("a local Ollama", () => {
+  it("is offered with its models, and adding it picks the chosen one", async () => {
+    const add = vi.fn().mockResolvedValue(undefined);
+    const offer = localOllamaOffer({ baseUrl: "http://127.0.0.1:11434", models: ["qwen3:8b", "llama3.2"] }, add);
+    expect(offer.textContent).toContain("2 models");
+    (offer.querySelector("[name=ollamaModel]") as HTMLSelectElement).value = "llama3.2";
+    (offer.querySelector("[data-testid=add-ollama]") as HTMLButtonElement).click();
+    expect(add).toHaveBeenCalledWith({ kind: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434", apiKey: null, model: "llama3.2" });
+  });
+
+  it("without models says to pull one", () => {
+    const offer = localOllamaOffer({ baseUrl: "http://127.0.0.1:11434", models: [] }, vi.fn());
+    expect(offer.textContent).toContain("ollama pull");
+    expect(offer.querySelector("button")).toBeNull();
+  });
+
+  it("is looked for only while no provider is configured", async () => {
+    const api = {
+      listProviders: vi.fn().mockResolvedValue([]),
+      localOllama: vi.fn().mockResolvedValue({ baseUrl: "http://127.0.0.1:11434", models: ["qwen3:8b"] }),
+      errorMessage: String,
+    };
+    const root = document.createElement("div");
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountSettings(root, { api: api as any });
+    expect(root.querySelector("[data-testid=ollama-offer]")).not.toBeNull();
+    api.listProviders.mockResolvedValue([{ id: "p", kind: "openai", name: "x", baseUrl: null, hasApiKey: false, enabled: true, models: [] }]);
+    api.localOllama.mockClear();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountSettings(root, { api: api as any });
+    expect(api.localOllama).not.toHaveBeenCalled();
+    expect(root.querySelector("[data-testid=ollama-offer]")).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // Settings: LLM providers (base URL, key, model) and the default model.
 import * as api from "../api";
-import type { NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
+import type { LocalOllamaView, NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
 import { el } from "../dom";
 
 const DEFAULT_URLS: Record<ProviderKindView, string> = {
@@ -36,6 +36,26 @@ function providerList(providers: ProviderView[], deps: { api: typeof api }, refr
     );
   }
   return list;
+}
+
+/** The offer of an Ollama found on this machine, while no provider is configured. */
+export function localOllamaOffer(found: LocalOllamaView, add: (input: NewProviderInput) => Promise<void>): HTMLElement {
+  const box = el("div", { class: "offer", "data-testid": "ollama-offer" });
+  if (found.models.length === 0) {
+    box.append(el("p", {}, `Ollama is running at ${found.baseUrl} but has no model yet: pull one (ollama pull qwen3), then come back.`));
+    return box;
+  }
+  const model = el("select", { name: "ollamaModel", "aria-label": "Ollama model" });
+  for (const m of found.models) model.append(el("option", { value: m }, m));
+  const button = el("button", { type: "button", "data-testid": "add-ollama" }, "Use it");
+  button.addEventListener("click", () => {
+    void add({ kind: "ollama", name: "Ollama", baseUrl: found.baseUrl, apiKey: null, model: model.value });
+  });
+  box.append(
+    el("p", {}, `Ollama is running at ${found.baseUrl} with ${found.models.length} model${found.models.length === 1 ? "" : "s"}. Chats use it until a provider is added.`),
+    el("div", { class: "row" }, model, button),
+  );
+  return box;
 }
 
 export function readProviderForm(form: HTMLFormElement): NewProviderInput | string {
@@ -89,10 +109,25 @@ export async function mountSettings(root: HTMLElement, deps = { api }): Promise<
       message.textContent = api.errorMessage(err);
     }
   });
+  let offer: HTMLElement | string = "";
+  if (!loadError && providers.length === 0) {
+    const found = await deps.api.localOllama().catch(() => null);
+    if (found) {
+      offer = localOllamaOffer(found, async (input) => {
+        try {
+          await deps.api.addProvider(input);
+          refresh();
+        } catch (err) {
+          message.textContent = api.errorMessage(err);
+        }
+      });
+    }
+  }
   root.replaceChildren(
     el("h1", {}, "Settings"),
     el("h2", {}, "Providers"),
     loadError ? el("p", { class: "error", role: "alert" }, loadError) : providerList(providers, deps, refresh),
+    offer,
     el("h2", {}, "Add a provider"),
     form,
   );

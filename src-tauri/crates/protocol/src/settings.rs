@@ -44,3 +44,13 @@ pub struct NewProviderInput {
     /// The model to add and make the default.
     pub model: String,
 }
+
+/// An Ollama server found on this machine at its default address, with the
+/// models it has pulled: offered on the Settings page (and used on its own
+/// when nothing else is configured).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalOllamaView {
+    pub base_url: String,
+    pub models: Vec<String>,
+}
