@@ -67,11 +67,13 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   );
   const card = await session.execute(`
     const c = document.querySelector('.tool-card[data-tool-name=read_file]');
-    return { label: c.querySelector('.tool-label').textContent, path: c.querySelector('.tool-path')?.textContent, result: c.querySelector('.tool-result')?.textContent };
+    return { label: c.querySelector('.tool-label').textContent, path: c.querySelector('.tool-path')?.textContent, result: c.querySelector('.tool-result')?.textContent, decision: c.querySelector('[data-testid=decision]')?.textContent };
   `);
   assert.match(card.label, /^read_file .*notes\.md/);
   assert.ok(card.path.endsWith("notes.md"), card.path);
   assert.match(card.result, /hello-skald/);
+  // Why the gate let it run, live on the card (a read in the working directory).
+  assert.match(card.decision ?? "", /^allowed/);
 
   const answer = await session.waitFor(
     "const ms = document.querySelectorAll('[data-role=assistant] .md strong'); const t = ms.length ? ms[ms.length-1].textContent : ''; return !document.querySelector('[data-testid=turn-running]') && t === 'hello-skald' ? t : null",

@@ -27,6 +27,7 @@ describe("applyEvent", () => {
       { type: "tokenDelta", sessionId: sid, text: "look." },
       { type: "assistantMessage", sessionId: sid, messageId: 2, text: "Let me look." },
       { type: "toolStart", sessionId: sid, call },
+      { type: "toolAllowed", sessionId: sid, toolCallId: "call_1", reason: "allowed: a read under the working directory" },
       { type: "toolDone", sessionId: sid, toolCallId: "call_1", result: "1 | fn main() {}" },
       { type: "tokenDelta", sessionId: sid, text: "It is empty." },
       { type: "assistantMessage", sessionId: sid, messageId: 4, text: "It is empty." },
@@ -39,7 +40,11 @@ describe("applyEvent", () => {
       ["assistant", "Let me look."],
       ["assistant", "It is empty."],
     ]);
-    expect(view.messages[1].toolCalls[0]).toMatchObject({ status: "done", result: "1 | fn main() {}" });
+    expect(view.messages[1].toolCalls[0]).toMatchObject({
+      status: "done",
+      result: "1 | fn main() {}",
+      decisionReason: "allowed: a read under the working directory",
+    });
     expect(outcomeText(view.outcome)).toBeNull();
   });
 

@@ -93,6 +93,13 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       if (c) c.status = "pending";
       break;
     }
+    case "toolAllowed": {
+      // Allowed by a rule, or approved by the person: it runs now.
+      delete view.approvals[event.toolCallId];
+      const c = findCall(view, event.toolCallId);
+      if (c) Object.assign(c, { status: "running", decisionReason: event.reason });
+      break;
+    }
     case "toolDone": {
       delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);

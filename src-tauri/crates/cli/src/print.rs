@@ -14,6 +14,8 @@ use skald_session::EventSink;
 #[derive(Default)]
 pub struct PrintSink {
     labels: Mutex<HashMap<String, String>>,
+    /// Why the gate let each call run, for its ✓ line.
+    reasons: Mutex<HashMap<String, String>>,
     /// stdout is in the middle of a line.
     mid_line: AtomicBool,
 }
@@ -70,8 +72,27 @@ impl EventSink for PrintSink {
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(call.id, call.label_short);
             }
+            SessionEvent::ToolAllowed {
+                tool_call_id,
+                reason,
+                ..
+            } => {
+                self.reasons
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(tool_call_id, reason);
+            }
             SessionEvent::ToolDone { tool_call_id, .. } => {
-                self.tool_line(&format!("✓ {}", self.label(&tool_call_id)));
+                let reason = self
+                    .reasons
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&tool_call_id);
+                let label = self.label(&tool_call_id);
+                match reason {
+                    Some(reason) => self.tool_line(&format!("✓ {label} ({reason})")),
+                    None => self.tool_line(&format!("✓ {label}")),
+                }
             }
             SessionEvent::ToolError {
                 tool_call_id,

@@ -129,6 +129,13 @@ pub enum SessionEvent {
         tool_call_id: String,
         reason: String,
     },
+    /// The gate let a call run, and why ("allowed by rule 12: @fs_read
+    /// docs/*", "approved by the user"); the card shows it.
+    ToolAllowed {
+        session_id: String,
+        tool_call_id: String,
+        reason: String,
+    },
     /// A call waits for a person's approval (the row is `pending`); answer
     /// with `approve` / `reject` and `request.toolCallId`.
     ApprovalRequired {

@@ -392,7 +392,9 @@ impl ApprovalGate for ApprovalManager {
                     {
                         tracing::warn!(error = %e, "cannot store the approval decision");
                     }
-                    GateDecision::Allow
+                    GateDecision::Allow {
+                        reason: Some(decision.reason),
+                    }
                 }
                 Action::Deny => GateDecision::Reject {
                     reason: decision.reason,

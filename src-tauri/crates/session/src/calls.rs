@@ -202,7 +202,11 @@ pub(crate) async fn execute(
         d = t.inner.gate.check(&gate_call) => d,
     };
     match decision {
-        GateDecision::Allow => {}
+        GateDecision::Allow { reason } => {
+            if let Some(reason) = reason {
+                emit_allowed(t, id, reason);
+            }
+        }
         GateDecision::Reject { reason } => {
             repo.set_decision(id, Some(DECISION_REJECTED), Some(&reason))
                 .await?;
@@ -231,6 +235,18 @@ pub(crate) async fn execute(
     Ok(run_tool(t, name, gate_call.arguments, cancel).await)
 }
 
+/// The stored (and shown) reason of a call a person approved.
+const APPROVED_BY_USER: &str = "approved by the user";
+
+/// `ToolAllowed`: why the card's call may run.
+fn emit_allowed(t: &Turn<'_>, id: &str, reason: String) {
+    t.emit(SessionEvent::ToolAllowed {
+        session_id: t.session_id().to_string(),
+        tool_call_id: id.to_string(),
+        reason,
+    });
+}
+
 /// `chat_llm_tools.decision` once a person approved.
 pub(crate) const DECISION_APPROVED: &str = "approved";
 /// `chat_llm_tools.decision` once rejected (by policy or a person).
@@ -245,10 +261,11 @@ pub(crate) async fn apply_verdict(
     let repo = t.inner.store.tool_calls();
     Ok(match verdict {
         Verdict::Allow => {
-            repo.set_decision(id, Some(DECISION_APPROVED), Some("approved by the user"))
+            repo.set_decision(id, Some(DECISION_APPROVED), Some(APPROVED_BY_USER))
                 .await?;
             repo.set_status(id, ToolCallStatus::Running).await?;
             t.inner.gate.waiting_changed();
+            emit_allowed(t, id, APPROVED_BY_USER.to_string());
             None
         }
         Verdict::Reject { reason } => {

@@ -87,11 +87,10 @@ impl std::fmt::Debug for PendingApproval {
 /// What the gate decided.
 #[derive(Debug)]
 pub enum GateDecision {
-    Allow,
+    /// Run it; `reason` (when the gate has one) is shown on the card.
+    Allow { reason: Option<String> },
     /// Denied; the reason is told to the model.
-    Reject {
-        reason: String,
-    },
+    Reject { reason: String },
     /// A person must answer; the row is `pending` until they do.
     Ask(PendingApproval),
 }
@@ -137,6 +136,6 @@ pub struct AllowAll;
 
 impl ApprovalGate for AllowAll {
     fn check<'a>(&'a self, _call: &'a GateCall) -> BoxFuture<'a, GateDecision> {
-        Box::pin(std::future::ready(GateDecision::Allow))
+        Box::pin(std::future::ready(GateDecision::Allow { reason: None }))
     }
 }

@@ -47,6 +47,9 @@ fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
     let err = stderr(&out);
     assert!(err.contains("▶ read_file"), "{err}");
     assert!(err.contains("✓ read_file"), "{err}");
+    // The gate says why it let the read through (a fast path: the working dir).
+    let done = err.lines().find(|l| l.contains("✓ read_file")).unwrap();
+    assert!(done.contains("(allowed"), "{done}");
 
     let reqs = mock.requests();
     assert_eq!(reqs.len(), 2);

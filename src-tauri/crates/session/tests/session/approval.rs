@@ -123,6 +123,12 @@ async fn write_file_asks_with_a_real_diff_and_runs_once_approved() {
         card.decision_reason.as_deref(),
         Some("approved by the user")
     );
+    // Live, the card heard it too.
+    assert!(has_event(&sink, |ev| matches!(
+        ev,
+        SessionEvent::ToolAllowed { tool_call_id, reason, .. }
+            if tool_call_id == "w1" && reason == "approved by the user"
+    )));
 }
 
 #[tokio::test]

@@ -198,7 +198,7 @@ impl ApprovalGate for TestGate {
                 reason: "outlines are off today".into(),
             },
             "read_file" => GateDecision::Ask(PendingApproval::new(async { Verdict::Allow })),
-            _ => GateDecision::Allow,
+            _ => GateDecision::Allow { reason: None },
         };
         Box::pin(std::future::ready(d))
     }
