@@ -70,6 +70,10 @@ async function fill(body: HTMLElement, sessionId: string, deps: { api: typeof ap
   const scopeKind = el("select", { name: "bypassKind", "aria-label": "Don't ask for" });
   for (const [value, label] of BYPASS_KINDS) scopeKind.append(el("option", { value }, label));
   const scopeValue = el("input", { name: "bypassValue", "aria-label": "Which", placeholder: "tool or server name" });
+  // The name field only for the scopes that need one.
+  const showValue = () => (scopeValue.hidden = !(scopeKind.value === "tool" || scopeKind.value === "mcp"));
+  scopeKind.addEventListener("change", showValue);
+  showValue();
   const minutes = el("select", { name: "bypassMinutes", "aria-label": "For how long" });
   for (const [value, label] of BYPASS_DURATIONS) minutes.append(el("option", { value }, label));
   minutes.value = "60";
@@ -95,7 +99,7 @@ async function fill(body: HTMLElement, sessionId: string, deps: { api: typeof ap
     el("label", {}, "Readable without asking ", reads),
     el("label", {}, "Writable without asking ", writes),
     el("div", { class: "row" }, save),
-    el("div", { class: "row" }, scopeKind, scopeValue, minutes, dontAsk, clear),
+    el("div", { class: "row bypass-row" }, el("span", { class: "muted" }, "Don't ask for"), scopeKind, scopeValue, minutes, dontAsk, clear),
     status,
   );
 }
