@@ -1,11 +1,14 @@
 // A local OpenAI-compatible Chat Completions server for E2E tests: streams
 // scripted SSE responses, one per request, and records every request body.
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** `script` is a list of responses; each is a list of chunk objects (or strings for text deltas). */
 export async function startMockOpenAI(script) {
   const requests = [];
+  const times = []; // when each request arrived (Date.now())
+  const pids = []; // which local process sent it (Linux), or null
   const server = createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
@@ -16,6 +19,8 @@ export async function startMockOpenAI(script) {
     }
     const parsed = JSON.parse(body);
     requests.push(parsed);
+    times.push(Date.now());
+    pids.push(peerPid(req.socket.remotePort));
     const turn = script[requests.length - 1];
     if (!turn) {
       res.writeHead(500, { "content-type": "application/json" });
@@ -53,7 +58,7 @@ export async function startMockOpenAI(script) {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address();
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, close: () => {
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, times, pids, close: () => {
       server.closeAllConnections();
       server.close();
     },
@@ -67,4 +72,36 @@ export function toolCallChunk(index, { id, name, args }) {
   if (id) call.type = "function";
   if (name) call.function.name = name;
   return { tool_calls: [call] };
+}
+
+/** The pid of the local process whose TCP socket has local port `port`: its
+ *  inode from /proc/net/tcp, then the process holding that socket. */
+function peerPid(port) {
+  try {
+    const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+    const row = readFileSync("/proc/net/tcp", "utf8")
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .find((f) => f[1]?.endsWith(`:${hexPort}`));
+    if (!row) return null;
+    const target = `socket:[${row[9]}]`;
+    for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+      let fds;
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        try {
+          if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return Number(pid);
+        } catch {
+          // closed meanwhile
+        }
+      }
+    }
+  } catch {
+    // not Linux, or /proc unreadable
+  }
+  return null;
 }

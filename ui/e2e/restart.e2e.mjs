@@ -29,6 +29,8 @@ before(async () => {
       toolCallChunk(0, { args: JSON.stringify({ reason: "new settings" }) }),
       { finish_reason: "tool_calls" },
     ],
+    // The old instance may ask once more before it exits; it never hears back.
+    ["Restarting", 60_000, " never sent", { finish_reason: "stop" }],
     ["Back after the restart.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "restart", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
@@ -58,11 +60,14 @@ test("an approved restart respawns the app, which resumes the turn", async () =>
   // The first instance exits; a second one starts and stays.
   await waitUntil(() => !apps().includes(first) && apps().length === 1, "the old app to exit and a new one to run");
   const [second] = apps();
-  // The new instance answers the interrupted turn: the model's second request
-  // carries the restart's result.
-  await waitUntil(() => mock.requests.length === 2, "the resumed turn's request");
-  const toolMsg = mock.requests[1].messages.find((m) => m.role === "tool" && m.tool_call_id === "call_r1");
-  assert.ok(toolMsg, JSON.stringify(mock.requests[1].messages));
+  // The new instance resumes the interrupted turn: a request it sent (the
+  // mock tells who asked) carries the restart's result.
+  const fromNewInstance = () =>
+    mock.requests.findIndex(
+      (r, i) => mock.pids[i] === second && r.messages.some((m) => m.role === "tool" && m.tool_call_id === "call_r1"),
+    );
+  await waitUntil(() => fromNewInstance() >= 0, "a request of the new instance carrying the restart result");
+  const toolMsg = mock.requests[fromNewInstance()].messages.find((m) => m.role === "tool" && m.tool_call_id === "call_r1");
   assert.match(toolMsg.content, /restart/i);
   await new Promise((r) => setTimeout(r, 1500));
   assert.deepEqual(apps(), [second], "the new instance keeps running (the single-instance lock let it through)");

@@ -163,6 +163,9 @@ export async function startDriver({ cwd, env, name = "driver" } = {}) {
     env: { ...process.env, ...env },
   });
   closeSync(log);
+  // A missing binary is an 'error' event, not an exit: keep it for the message.
+  let spawnError = null;
+  proc.once("error", (e) => (spawnError = e));
   const stop = async () => {
     if (!proc.pid) return;
     for (const [signal, waitMs] of [["SIGTERM", 3_000], ["SIGKILL", 2_000]]) {
@@ -175,11 +178,16 @@ export async function startDriver({ cwd, env, name = "driver" } = {}) {
       const deadline = Date.now() + waitMs;
       while (Date.now() < deadline && groupAlive(proc.pid)) await sleep(50);
     }
+    const left = groupProcesses(proc.pid);
+    if (left.length) console.error(`processes outlived SIGKILL: ${JSON.stringify(left)}`);
   };
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`tauri-driver exited with ${proc.exitCode}; see ${logFile}`);
+    if (spawnError) throw new Error(`cannot start tauri-driver: ${spawnError.message}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`tauri-driver ended (${proc.exitCode ?? proc.signalCode}); see ${logFile}`);
+    }
     try {
       await fetch(`${base}/status`);
       return { proc, base, stop, logFile };

@@ -91,7 +91,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     approve: (id: string) => answer((onEvent) => deps.api.approveCall(id, onEvent)),
     reject: (id: string, note: string | null) => answer((onEvent) => deps.api.rejectCall(id, note, onEvent)),
     previewAlwaysAllow: (id: string) => deps.api.previewAlwaysAllow(id),
-    alwaysAllow: (id: string) => deps.api.alwaysAllow(id),
+    alwaysAllow: (id: string) => answer((onEvent) => deps.api.alwaysAllow(id, onEvent)),
   };
   const paint = () => {
     renderConversation(conversation, view, openFile, actions);

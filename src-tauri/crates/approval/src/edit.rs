@@ -1,6 +1,6 @@
 //! Editing a stored rule through a form that may not carry every field.
 
-use skald_store::{ApprovalRuleRow, NewApprovalRule};
+use skald_store::{ApprovalRuleRow, NewApprovalRule, RuleAction};
 
 /// The content rule `existing` gets from `edited`: the agent and source
 /// filters it does not set are kept from `existing`. The rule editor does not
@@ -11,6 +11,34 @@ pub fn edited_rule(existing: &ApprovalRuleRow, edited: NewApprovalRule) -> NewAp
         agent_id: edited.agent_id.or_else(|| existing.agent_id.clone()),
         source: edited.source.or_else(|| existing.source.clone()),
         ..edited
+    }
+}
+
+/// `rule` with the priority it needs to take effect: a deny the person adds
+/// (or edits) comes before every allow already in its group — an earlier
+/// "always allow" included — or it would silently lose to them, first match
+/// winning. Other actions, and denies already ahead, are unchanged.
+/// `except_id` is the rule being edited (its own old row does not count).
+pub fn with_deny_precedence(
+    rule: NewApprovalRule,
+    existing: &[ApprovalRuleRow],
+    except_id: Option<i64>,
+) -> NewApprovalRule {
+    if rule.action != RuleAction::Deny {
+        return rule;
+    }
+    let highest_allow = existing
+        .iter()
+        .filter(|r| Some(r.id) != except_id)
+        .filter(|r| r.group_name == rule.group_name && r.action == RuleAction::Allow)
+        .map(|r| r.priority)
+        .max();
+    match highest_allow {
+        Some(p) if p >= rule.priority => NewApprovalRule {
+            priority: p.saturating_add(1),
+            ..rule
+        },
+        _ => rule,
     }
 }
 
@@ -79,6 +107,71 @@ mod tests {
         assert_eq!(
             edited_rule(&row(None, None), edit(None, None)),
             edit(None, None)
+        );
+    }
+}
+
+#[cfg(test)]
+mod precedence_tests {
+    use skald_store::RuleAction;
+
+    use super::*;
+
+    fn row(id: i64, group: &str, action: RuleAction, priority: i64) -> ApprovalRuleRow {
+        ApprovalRuleRow {
+            id,
+            group_name: group.to_string(),
+            agent_id: None,
+            source: None,
+            tool_pattern: "write_file".to_string(),
+            path_pattern: None,
+            action,
+            note: None,
+            priority,
+            created_at: 0,
+        }
+    }
+
+    fn new(action: RuleAction, priority: i64) -> NewApprovalRule {
+        NewApprovalRule {
+            group_name: "default".to_string(),
+            agent_id: None,
+            source: None,
+            tool_pattern: "write_file".to_string(),
+            path_pattern: None,
+            action,
+            note: None,
+            priority,
+        }
+    }
+
+    #[test]
+    fn a_deny_goes_ahead_of_its_groups_allows_only() {
+        let rules = [
+            row(1, "default", RuleAction::Allow, 500),
+            row(2, "default", RuleAction::Require, 800),
+            row(3, "other", RuleAction::Allow, 900),
+        ];
+        assert_eq!(
+            with_deny_precedence(new(RuleAction::Deny, 100), &rules, None).priority,
+            501
+        );
+        assert_eq!(
+            with_deny_precedence(new(RuleAction::Deny, 700), &rules, None).priority,
+            700
+        );
+        assert_eq!(
+            with_deny_precedence(new(RuleAction::Allow, 100), &rules, None).priority,
+            100
+        );
+        assert_eq!(
+            with_deny_precedence(new(RuleAction::Require, 100), &rules, None).priority,
+            100
+        );
+        // Editing rule 1 itself into a deny: its own old row does not count.
+        assert_eq!(
+            with_deny_precedence(new(RuleAction::Deny, 100), &rules, Some(1)).priority,
+            100
         );
     }
 }

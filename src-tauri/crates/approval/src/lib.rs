@@ -44,7 +44,7 @@ pub use always_allow::{ALWAYS_ALLOW_NOTE, ALWAYS_ALLOW_PRIORITY, always_allow_ru
 pub use bypass::{Bypass, BypassScope, Bypasses, Expiry, Now};
 pub use call::{CallContext, CallPath};
 pub use decision::{Basis, Decision, FastPath, RuleRef};
-pub use edit::edited_rule;
+pub use edit::{edited_rule, with_deny_precedence};
 pub use error::{ApprovalError, Result};
 pub use evaluate::{decide, evaluate};
 pub use pattern::{FS_READ_TOOLS, FS_WRITE_TOOLS, PathPattern, ToolClass, ToolPattern};

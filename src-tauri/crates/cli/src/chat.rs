@@ -20,7 +20,6 @@ use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
 use crate::approve::{ApproveMode, ApprovingSink};
-use crate::print::PrintSink;
 use crate::{EXIT_RESTART, fail, print_out};
 
 /// Where agent definitions are looked for, first match wins:
@@ -204,14 +203,16 @@ fn outcome_code(outcome: &TurnOutcome) -> ExitCode {
 }
 
 /// `skald resume`: finishes what a crash interrupted, in every session.
-pub async fn resume(data_dir: &Path, model: Option<String>) -> ExitCode {
+pub async fn resume(data_dir: &Path, model: Option<String>, approve: ApproveMode) -> ExitCode {
     let host = match Host::open(data_dir).await {
         Ok(h) => h,
         Err(e) => return fail(1, &e),
     };
-    let sink = PrintSink::new();
+    // A re-run call may need approval again; answered here, as `chat` does,
+    // or it would wait for an answer no other process can give.
+    let sink = ApprovingSink::new(approve, host.approvals.clone());
     let result = host.handler.resume_all(model.as_deref(), &sink).await;
-    sink.end_line();
+    sink.print.end_line();
     host.close().await;
     match result {
         Ok(done) if done.is_empty() => {

@@ -109,6 +109,10 @@ enum Command {
         /// The model to answer with (default: the default model in the DB).
         #[arg(long, value_name = "NAME")]
         model: Option<String>,
+        /// How re-run calls the rules ask about are answered: on the
+        /// terminal, approved, or rejected (never left waiting forever).
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
     },
 }
 
@@ -242,8 +246,8 @@ async fn run(cli: Cli) -> ExitCode {
             Ok(dir) => chat::sessions(&dir, json).await,
             Err(code) => code,
         },
-        Command::Resume { model } => match data_dir(cli.data_dir) {
-            Ok(dir) => chat::resume(&dir, model).await,
+        Command::Resume { model, approve } => match data_dir(cli.data_dir) {
+            Ok(dir) => chat::resume(&dir, model, approve).await,
             Err(code) => code,
         },
         Command::Inbox { json } => match data_dir(cli.data_dir) {

@@ -30,7 +30,7 @@ use serde_json::Value;
 use skald_approval::{
     Action, ApprovalError, Bypass, Bypasses, CallContext, Decision, Now, RulesSnapshot, RunContext,
     SeedReport, decide, is_write_tool, load_snapshot, predict_write, seed_default_rules,
-    validate_new_rule, validate_rule_update, visible_tool_defs_for_agent,
+    validate_new_rule, validate_rule_update, visible_tool_defs_for_agent, with_deny_precedence,
 };
 use skald_core_api::{BoxFuture, ToolDescriptionLength};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
@@ -142,10 +142,13 @@ impl ApprovalManager {
         Ok(loaded)
     }
 
-    /// Validates and adds a rule, then invalidates the cache.
+    /// Validates and adds a rule (a deny raised ahead of its group's allows,
+    /// see [`with_deny_precedence`]), then invalidates the cache.
     pub async fn add_rule(&self, rule: &NewApprovalRule) -> Result<ApprovalRuleRow, ApprovalError> {
         let repo = self.shared.store.approval();
-        validate_new_rule(rule, &repo.list_all_rules().await?)?;
+        let existing = repo.list_all_rules().await?;
+        let rule = &with_deny_precedence(rule.clone(), &existing, None);
+        validate_new_rule(rule, &existing)?;
         let row = repo.add_rule(rule).await?;
         self.invalidate_rules();
         Ok(row)
@@ -158,7 +161,9 @@ impl ApprovalManager {
         rule: &NewApprovalRule,
     ) -> Result<ApprovalRuleRow, ApprovalError> {
         let repo = self.shared.store.approval();
-        validate_rule_update(id, rule, &repo.list_all_rules().await?)?;
+        let existing = repo.list_all_rules().await?;
+        let rule = &with_deny_precedence(rule.clone(), &existing, Some(id));
+        validate_rule_update(id, rule, &existing)?;
         let row = repo.update_rule(id, rule).await?;
         self.invalidate_rules();
         Ok(row)

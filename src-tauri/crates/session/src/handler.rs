@@ -9,8 +9,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::StreamExt;
 use serde_json::Value;
-use skald_core_api::{CancellationToken, MAX_LABEL_SHORT, truncate_label};
+use skald_core_api::{BoxFuture, CancellationToken, MAX_LABEL_SHORT, truncate_label};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
     FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
@@ -26,6 +27,9 @@ use crate::provider::{ProviderResolver, ResolvedModel};
 use crate::resume::{ResumeReport, resume_session};
 use crate::sessions::{root_frame, session_workdir};
 use crate::turn::{Turn, run_rounds};
+
+/// How many interrupted sessions `resume_all` answers at once.
+const RESUME_AT_ONCE: usize = 4;
 
 /// Tunables of the driver.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,11 +104,14 @@ pub(crate) struct Slot<'a> {
     session_id: String,
     pub token: CancellationToken,
     /// The cross-process claim; released with the slot.
-    _lease: Option<SessionLease>,
+    lease: Option<SessionLease>,
 }
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
+        // The lease first: a claim racing this drop in this process must
+        // find the session free, not "busy in another process".
+        drop(self.lease.take());
         self.inner
             .active
             .lock()
@@ -399,13 +406,24 @@ impl ChatSessionHandler {
                 todo.push((session.id, interrupted));
             }
         }
-        // Side by side: a session whose re-run call waits for a person (in
-        // the Inbox) must not hold up the others.
-        let sink = &sink;
-        let results =
-            futures_util::future::join_all(todo.iter().map(|(id, interrupted)| async move {
-                (id, self.resume_one(id, *interrupted, model, sink).await)
-            }))
+        // Side by side (a few at a time, not a stampede on the provider): a
+        // session whose re-run call waits for a person in the Inbox must not
+        // hold up the others.
+        let sink: &dyn EventSink = &sink;
+        // Owned ids and boxed futures: a closure borrowing `todo` would make
+        // the stream's future lose `Send` for higher-ranked lifetimes.
+        let resumes: Vec<BoxFuture<'_, (String, Result<ResumedSession, SessionError>)>> = todo
+            .into_iter()
+            .map(|(id, interrupted)| {
+                Box::pin(async move {
+                    let result = self.resume_one(&id, interrupted, model, sink).await;
+                    (id, result)
+                }) as BoxFuture<'_, _>
+            })
+            .collect();
+        let results: Vec<_> = futures_util::stream::iter(resumes)
+            .buffer_unordered(RESUME_AT_ONCE)
+            .collect()
             .await;
         let mut out = Vec::new();
         for (id, result) in results {
@@ -501,7 +519,7 @@ impl ChatSessionHandler {
             inner: &self.inner,
             session_id: session_id.to_string(),
             token,
-            _lease: lease,
+            lease,
         })
     }
 

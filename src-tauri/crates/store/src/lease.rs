@@ -34,7 +34,8 @@ fn lock_file_name(session_id: &str) -> String {
         .chars()
         .map(|c| match c {
             'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' => c.to_string(),
-            other => format!("%{:x}", other as u32),
+            // Fixed width, so no two ids can spell the same name.
+            other => format!("%{:06x}", other as u32),
         })
         .collect()
 }
@@ -87,7 +88,8 @@ mod tests {
 
     #[test]
     fn odd_ids_stay_inside_the_locks_dir() {
-        assert_eq!(lock_file_name("../x/y"), "%2e%2e%2fx%2fy");
+        assert_eq!(lock_file_name("../x/y"), "%00002e%00002e%00002fx%00002fy");
+        assert_ne!(lock_file_name(".5"), lock_file_name("\u{2e5}"));
         assert_eq!(lock_file_name("1b4e28ba-2fa1-11d2"), "1b4e28ba-2fa1-11d2");
     }
 }

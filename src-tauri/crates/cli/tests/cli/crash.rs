@@ -226,3 +226,99 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
     );
     store.close().await;
 }
+
+/// `skald resume` re-runs a re-runnable call that the rules make a person
+/// approve again; with no terminal to ask on it must reject it, not wait
+/// forever for an answer no other process can give.
+#[tokio::test]
+async fn resume_never_waits_forever_on_an_approval() {
+    use skald_store::{FrameStatus, NewMessage, NewToolCall, Role, ToolCallStatus};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let outside = root.join("outside.txt");
+    std::fs::write(&outside, "far away\n").unwrap();
+    let mock = MockOpenAi::start([sse_text("Hello."), sse_text("I could not read it.")]).unwrap();
+    // A session, then the state a crash mid-call leaves: a read of a file
+    // outside the working directory (asked about by the catch-all rule).
+    let out = with_mock(&data, &mock)
+        .args([
+            "chat",
+            "--model",
+            "test-model",
+            "--workdir",
+            work.to_str().unwrap(),
+            "hi",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let store = Store::open(&data).await.unwrap();
+    let sid = store.sessions().list().await.unwrap()[0].id.clone();
+    let frame = store.stack().top(&sid).await.unwrap().unwrap().id;
+    store
+        .stack()
+        .set_status(frame, FrameStatus::Active)
+        .await
+        .unwrap();
+    let message = |role, content: &str, calls| NewMessage {
+        session_id: sid.clone(),
+        stack_id: Some(frame),
+        role,
+        content: content.into(),
+        tool_calls: calls,
+        tool_call_id: None,
+    };
+    store
+        .history()
+        .append(&message(Role::User, "read it", None))
+        .await
+        .unwrap();
+    let args = json!({"path": outside}).to_string();
+    let calls = json!([{"id": "r1", "name": "read_file", "arguments": args}]);
+    let assistant = store
+        .history()
+        .append(&message(Role::Assistant, "", Some(calls)))
+        .await
+        .unwrap();
+    store
+        .tool_calls()
+        .insert(&NewToolCall {
+            id: "r1".into(),
+            session_id: sid.clone(),
+            message_id: Some(assistant.id),
+            name: "read_file".into(),
+            arguments: args,
+            status: ToolCallStatus::Running,
+        })
+        .await
+        .unwrap();
+    store.close().await;
+
+    let mut child = with_mock(&data, &mock)
+        .args(["resume", "--model", "test-model"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("skald resume waited for an approval nobody can give");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert!(err.contains("stdin is not a terminal: rejecting"), "{err}");
+    let store = Store::open(&data).await.unwrap();
+    let row = store.tool_calls().get("r1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "rejected");
+    store.close().await;
+}

@@ -690,3 +690,55 @@ async fn on_start_a_resume_waiting_for_a_person_holds_up_no_other_session() {
         "done"
     );
 }
+
+#[tokio::test]
+async fn a_deny_added_after_an_always_allow_still_takes_effect() {
+    let e = env([
+        ScriptedTurn::tool_reply("w1", "write_file", r#"{"path": "a.txt", "content": "x"}"#),
+        ScriptedTurn::text_reply("understood"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    // "Always allow" from an earlier approval: write_file in the workdir.
+    mgr.add_rule(&NewApprovalRule {
+        group_name: DEFAULT_GROUP.into(),
+        agent_id: None,
+        source: None,
+        tool_pattern: "write_file".into(),
+        path_pattern: Some(format!("{}/*", e.workdir.display())),
+        action: RuleAction::Allow,
+        note: Some(skald_approval::ALWAYS_ALLOW_NOTE.into()),
+        priority: skald_approval::ALWAYS_ALLOW_PRIORITY,
+    })
+    .await
+    .unwrap();
+    // Later the person denies write_file outright, at the form's priority.
+    let deny = mgr
+        .add_rule(&NewApprovalRule {
+            group_name: DEFAULT_GROUP.into(),
+            agent_id: None,
+            source: None,
+            tool_pattern: "write_file".into(),
+            path_pattern: None,
+            action: RuleAction::Deny,
+            note: None,
+            priority: 100,
+        })
+        .await
+        .unwrap();
+    assert!(
+        deny.priority > skald_approval::ALWAYS_ALLOW_PRIORITY,
+        "{}",
+        deny.priority
+    );
+    let sid = e.session().await;
+    h.send_message(&sid, "write", RecordingSink::new())
+        .await
+        .unwrap();
+    assert!(
+        !e.path("a.txt").exists(),
+        "the later deny lost to the always-allow"
+    );
+    let row = e.store.tool_calls().get("w1").await.unwrap().unwrap();
+    assert_eq!(row.status.as_str(), "rejected");
+}
