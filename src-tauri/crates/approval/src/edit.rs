@@ -109,69 +109,47 @@ mod tests {
             edit(None, None)
         );
     }
-}
 
-#[cfg(test)]
-mod precedence_tests {
-    use skald_store::RuleAction;
-
-    use super::*;
-
-    fn row(id: i64, group: &str, action: RuleAction, priority: i64) -> ApprovalRuleRow {
+    /// A stored rule of `group` with `action` at `priority`.
+    fn ranked(id: i64, group: &str, action: RuleAction, priority: i64) -> ApprovalRuleRow {
         ApprovalRuleRow {
             id,
             group_name: group.to_string(),
-            agent_id: None,
-            source: None,
-            tool_pattern: "write_file".to_string(),
-            path_pattern: None,
             action,
-            note: None,
             priority,
-            created_at: 0,
-        }
-    }
-
-    fn new(action: RuleAction, priority: i64) -> NewApprovalRule {
-        NewApprovalRule {
-            group_name: "default".to_string(),
-            agent_id: None,
-            source: None,
-            tool_pattern: "write_file".to_string(),
-            path_pattern: None,
-            action,
-            note: None,
-            priority,
+            ..row(None, None)
         }
     }
 
     #[test]
     fn a_deny_goes_ahead_of_its_groups_allows_only() {
         let rules = [
-            row(1, "default", RuleAction::Allow, 500),
-            row(2, "default", RuleAction::Require, 800),
-            row(3, "other", RuleAction::Allow, 900),
+            ranked(1, "default", RuleAction::Allow, 500),
+            ranked(2, "default", RuleAction::Require, 800),
+            ranked(3, "other", RuleAction::Allow, 900),
         ];
-        assert_eq!(
-            with_deny_precedence(new(RuleAction::Deny, 100), &rules, None).priority,
-            501
-        );
-        assert_eq!(
-            with_deny_precedence(new(RuleAction::Deny, 700), &rules, None).priority,
-            700
-        );
-        assert_eq!(
-            with_deny_precedence(new(RuleAction::Allow, 100), &rules, None).priority,
-            100
-        );
-        assert_eq!(
-            with_deny_precedence(new(RuleAction::Require, 100), &rules, None).priority,
-            100
-        );
-        // Editing rule 1 itself into a deny: its own old row does not count.
-        assert_eq!(
-            with_deny_precedence(new(RuleAction::Deny, 100), &rules, Some(1)).priority,
-            100
-        );
+        let priority_of = |action, priority, except_id| {
+            let rule = NewApprovalRule {
+                group_name: "default".to_string(),
+                action,
+                priority,
+                ..edit(None, None)
+            };
+            with_deny_precedence(rule, &rules, except_id).priority
+        };
+        for (action, priority, except_id, want) in [
+            (RuleAction::Deny, 100, None, 501),
+            (RuleAction::Deny, 700, None, 700),
+            (RuleAction::Allow, 100, None, 100),
+            (RuleAction::Require, 100, None, 100),
+            // Editing rule 1 itself into a deny: its own old row does not count.
+            (RuleAction::Deny, 100, Some(1), 100),
+        ] {
+            assert_eq!(
+                priority_of(action, priority, except_id),
+                want,
+                "{action:?} at {priority}"
+            );
+        }
     }
 }

@@ -25,6 +25,20 @@ async fn gated(e: &Env) -> (ChatSessionHandler, ApprovalManager) {
     (e.handler.clone().with_gate(Arc::new(mgr.clone())), mgr)
 }
 
+/// A `default`-group rule for `write_file`.
+fn write_rule(path: Option<String>, action: RuleAction, priority: i64) -> NewApprovalRule {
+    NewApprovalRule {
+        group_name: DEFAULT_GROUP.into(),
+        agent_id: None,
+        source: None,
+        tool_pattern: "write_file".into(),
+        path_pattern: path,
+        action,
+        note: None,
+        priority,
+    }
+}
+
 fn requests_of(sink: &RecordingSink) -> Vec<ApprovalRequest> {
     sink.events()
         .into_iter()
@@ -266,14 +280,8 @@ async fn a_deny_rule_hides_the_tool_and_rejects_it_if_called_anyway() {
     let (h, mgr) = gated(&e).await;
     let rule = mgr
         .add_rule(&NewApprovalRule {
-            group_name: DEFAULT_GROUP.into(),
-            agent_id: None,
-            source: None,
-            tool_pattern: "write_file".into(),
-            path_pattern: None,
-            action: RuleAction::Deny,
             note: Some("no writes".into()),
-            priority: 500,
+            ..write_rule(None, RuleAction::Deny, 500)
         })
         .await
         .unwrap();
@@ -700,30 +708,16 @@ async fn a_deny_added_after_an_always_allow_still_takes_effect() {
     .await;
     let (h, mgr) = gated(&e).await;
     // "Always allow" from an earlier approval: write_file in the workdir.
-    mgr.add_rule(&NewApprovalRule {
-        group_name: DEFAULT_GROUP.into(),
-        agent_id: None,
-        source: None,
-        tool_pattern: "write_file".into(),
-        path_pattern: Some(format!("{}/*", e.workdir.display())),
-        action: RuleAction::Allow,
-        note: Some(skald_approval::ALWAYS_ALLOW_NOTE.into()),
-        priority: skald_approval::ALWAYS_ALLOW_PRIORITY,
-    })
+    mgr.add_rule(&write_rule(
+        Some(format!("{}/*", e.workdir.display())),
+        RuleAction::Allow,
+        skald_approval::ALWAYS_ALLOW_PRIORITY,
+    ))
     .await
     .unwrap();
     // Later the person denies write_file outright, at the form's priority.
     let deny = mgr
-        .add_rule(&NewApprovalRule {
-            group_name: DEFAULT_GROUP.into(),
-            agent_id: None,
-            source: None,
-            tool_pattern: "write_file".into(),
-            path_pattern: None,
-            action: RuleAction::Deny,
-            note: None,
-            priority: 100,
-        })
+        .add_rule(&write_rule(None, RuleAction::Deny, 100))
         .await
         .unwrap();
     assert!(
