@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use skald_core_api::ToolCategory;
-use skald_tools::fs::{canonicalize_for_policy, path_arg};
+use skald_tools::fs::{ResolveError, canonicalize_for_policy, path_arg, resolve_for_policy};
 use skald_tools::tool_names as tn;
 
 use crate::paths::lexical;
@@ -22,6 +22,7 @@ pub struct CallPath {
     raw: String,
     lexical: PathBuf,
     canonical: PathBuf,
+    resolved: bool,
 }
 
 impl CallPath {
@@ -39,6 +40,15 @@ impl CallPath {
     /// really lands.
     pub fn canonical(&self) -> &Path {
         &self.canonical
+    }
+
+    /// Whether the resolver could follow the path to where it lands (a path
+    /// into `secrets/` counts: it is resolved far enough to be denied). An
+    /// unresolvable one — a file used as a directory, a symlink loop, a name
+    /// too long — is one no tool will open; no allow rule or fast path
+    /// vouches for it.
+    pub fn is_resolved(&self) -> bool {
+        self.resolved
     }
 }
 
@@ -83,9 +93,18 @@ impl CallContext {
         });
         let path = raw.map(|raw| {
             let p = Path::new(&raw);
+            let lexical = lexical(&lexical_workdir.join(p));
+            // The tools' own resolver, so the rules judge the file a tool
+            // would open.
+            let (canonical, resolved) = match resolve_for_policy(p, &workdir_abs) {
+                Ok(c) => (c, true),
+                Err(ResolveError::Secret(at)) => (at, true),
+                Err(_) => (lexical.clone(), false),
+            };
             CallPath {
-                lexical: lexical(&lexical_workdir.join(p)),
-                canonical: canonicalize_for_policy(p, &workdir_abs),
+                lexical,
+                canonical,
+                resolved,
                 raw,
             }
         });

@@ -228,6 +228,9 @@ impl PathPattern {
                     .iter()
                     .any(|wd| self.matches_one(p, wd, false) || self.matches_one(p, wd, true))
             })
+        } else if !path.is_resolved() {
+            // An allow never vouches for a path that cannot be resolved.
+            matches!(self.kind, PathKind::AnyPath)
         } else {
             self.matches_one(path.canonical(), call.canonical_workdir(), false)
         }

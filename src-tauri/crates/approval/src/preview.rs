@@ -57,12 +57,22 @@ pub fn predict_write(tool: &str, args: &Value) -> Option<WritePreview> {
     Some(WritePreview { path, old, new })
 }
 
+/// The file's text, read through the handle the policy judged (a path
+/// swapped for a link into `secrets/` after the check cannot be read).
 fn read_text(path: &std::path::Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_PREVIEW_BYTES {
+    use std::io::Read;
+    let (_, file, len) = skald_tools::fs::open_for_read(path).ok()?;
+    if len > MAX_PREVIEW_BYTES {
         return None;
     }
-    String::from_utf8(std::fs::read(path).ok()?).ok()
+    let mut bytes = Vec::new();
+    file.take(MAX_PREVIEW_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_PREVIEW_BYTES {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// The content `tool` would leave, given the current content (`None`: no

@@ -91,7 +91,8 @@ impl RunContext {
     /// the call's paths were resolved when it was built.
     pub fn fast_path(&self, call: &CallContext) -> Option<FastPath> {
         let path = call.path()?;
-        if is_secret_path(path.canonical()) || is_secret_path(path.lexical()) {
+        if !path.is_resolved() || is_secret_path(path.canonical()) || is_secret_path(path.lexical())
+        {
             return None;
         }
         let canonical = path.canonical();

@@ -154,39 +154,32 @@ fn validate_path(path: &str) -> Result<(), ToolError> {
 fn outline_file(path: &str) -> ToolResult {
     validate_path(path)?;
     let written = fs::resolve(path);
-    let canonical = fs::check_read_allowed(&written)?;
-    let meta = match std::fs::metadata(&canonical) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::failed(format!(
-                "`{path}` does not exist; check the path ({} shows what is there)",
-                tn::LIST_FILES
-            )));
-        }
-        Err(e) => return Err(ToolError::failed(format!("cannot read `{path}`: {e}"))),
-    };
-    if meta.is_dir() {
-        return Err(ToolError::failed(format!(
+    // The shared policy, and the file it judged: a directory, a FIFO or a
+    // path swapped meanwhile is refused, never opened by name.
+    let (canonical, file, len) = fs::open_for_read(&written).map_err(|e| match e {
+        ToolError::Failed(m) if m.contains("is a directory") => ToolError::failed(format!(
             "`{path}` is a directory; {} takes a file ({} shows what it holds)",
             tn::GET_AST_OUTLINE,
             tn::LIST_FILES
-        )));
-    }
-    if !meta.is_file() {
-        return Err(ToolError::failed(format!("`{path}` is not a regular file")));
-    }
-    if meta.len() > MAX_OUTLINE_FILE_BYTES {
+        )),
+        ToolError::Failed(m) if m.contains("does not exist") => ToolError::failed(format!(
+            "`{path}` does not exist; check the path ({} shows what is there)",
+            tn::LIST_FILES
+        )),
+        other => other,
+    })?;
+    if len > MAX_OUTLINE_FILE_BYTES {
         return Err(ToolError::failed(format!(
             "`{path}` is {:.1} MB, over the {} MB limit of {}; use {} or {} with a line range",
-            meta.len() as f64 / (1024.0 * 1024.0),
+            len as f64 / (1024.0 * 1024.0),
             MAX_OUTLINE_FILE_BYTES / (1024 * 1024),
             tn::GET_AST_OUTLINE,
             tn::GREP_FILES,
             tn::READ_FILE,
         )));
     }
-    let bytes = read_capped(&canonical)
-        .map_err(|e| ToolError::failed(format!("cannot read `{path}`: {e}")))?;
+    let bytes =
+        read_capped(file).map_err(|e| ToolError::failed(format!("cannot read `{path}`: {e}")))?;
     if bytes.iter().take(BINARY_SNIFF_BYTES).any(|&b| b == 0) {
         return Err(ToolError::failed(format!(
             "`{path}` is a binary file; {} outlines source text",
@@ -214,8 +207,7 @@ fn outline_file(path: &str) -> ToolResult {
 
 /// Reads at most one byte over the limit, so a file that grew after the
 /// size check cannot make the read unbounded.
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
+fn read_capped(file: std::fs::File) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(MAX_OUTLINE_FILE_BYTES + 1)
         .read_to_end(&mut bytes)?;

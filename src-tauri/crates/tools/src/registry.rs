@@ -150,6 +150,13 @@ impl ToolRegistry {
 
     /// Arguments as they will run in `workdir` (see `Tool::effective_args`).
     pub fn effective_args(&self, name: &str, args: Value, workdir: &Path) -> Value {
+        // `null` (no arguments, as some models send) means `{}` to every
+        // tool, so it must get the same defaults, working directory included.
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
         match self.tools.get(name) {
             Some(t) => t.effective_args(args, workdir),
             None => args,

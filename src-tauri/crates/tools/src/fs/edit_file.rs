@@ -12,10 +12,9 @@ use skald_core_api::{
 };
 
 use super::access::{require_file, target};
-use super::atomic::write_atomic;
+use super::atomic::edit_locked;
 use super::label::{absolutize_path, path_label, str_arg};
 use super::policy::path_arg;
-use super::text::read_for_edit;
 use crate::tool_names as tn;
 
 /// Arguments of `edit_file`.
@@ -180,29 +179,29 @@ pub(crate) fn validate(input: &EditFileInput) -> Result<(), ToolError> {
 fn edit_file(input: &EditFileInput) -> ToolResult {
     validate(input)?;
     let t = target(&input.path)?;
-    let meta = require_file(&t)?;
-    let text = read_for_edit(&t, tn::EDIT_FILE, meta.len())?;
-
-    let EditApplied {
-        updated,
-        count,
-        first_line,
-    } = match apply_edit(&text, input) {
-        Ok(applied) => applied,
-        Err(EditMiss::NotFound) => {
-            return Err(ToolError::Failed(format!(
-                "old_string not found in {}; read_file it and copy the exact text (whitespace and indentation must match)",
-                t.display
-            )));
-        }
-        Err(EditMiss::Ambiguous(count)) => {
-            return Err(ToolError::Failed(format!(
-                "old_string matches {count} times in {}; include more surrounding lines to make it unique, or set replace_all=true",
-                t.display
-            )));
-        }
-    };
-    write_atomic(&t.canonical, &t.display, updated.as_bytes())?;
+    require_file(&t)?;
+    let (count, first_line) = edit_locked(&t, tn::EDIT_FILE, |text| {
+        let EditApplied {
+            updated,
+            count,
+            first_line,
+        } = match apply_edit(text, input) {
+            Ok(applied) => applied,
+            Err(EditMiss::NotFound) => {
+                return Err(ToolError::Failed(format!(
+                    "old_string not found in {}; read_file it and copy the exact text (whitespace and indentation must match)",
+                    t.display
+                )));
+            }
+            Err(EditMiss::Ambiguous(count)) => {
+                return Err(ToolError::Failed(format!(
+                    "old_string matches {count} times in {}; include more surrounding lines to make it unique, or set replace_all=true",
+                    t.display
+                )));
+            }
+        };
+        Ok((updated, (count, first_line)))
+    })?;
     Ok(if count == 1 {
         format!(
             "Edited {}: replaced 1 occurrence at line {first_line}",

@@ -12,11 +12,10 @@ use skald_core_api::{
 };
 
 use super::access::{require_file, target};
-use super::atomic::write_atomic;
+use super::atomic::edit_locked;
 use super::label::{absolutize_path, path_label, str_arg, u64_arg};
 use super::lines::{LineDoc, content_lines};
 use super::policy::path_arg;
-use super::text::read_for_edit;
 use crate::tool_names as tn;
 
 /// Where the content goes relative to `line`.
@@ -144,36 +143,37 @@ pub(crate) fn apply_insert(doc: &mut LineDoc, input: &InsertAtLineInput) -> Opti
 fn insert_at_line(input: &InsertAtLineInput) -> ToolResult {
     validate(input)?;
     let t = target(&input.path)?;
-    let meta = require_file(&t)?;
-    let text = read_for_edit(&t, tn::INSERT_AT_LINE, meta.len())?;
-    let mut doc = LineDoc::parse(&text);
-    let total = doc.len() as u64;
-    let Some((index, added)) = apply_insert(&mut doc, input) else {
-        return Err(match input.position {
-            InsertPosition::Before => ToolError::Failed(format!(
-                "line {} is past the end of {}, which has {total} lines; use line={} to append",
-                input.line,
-                t.display,
-                total + 1
-            )),
-            InsertPosition::After => ToolError::Failed(format!(
-                "line {} is past the end of {}, which has {total} lines{}",
-                input.line,
-                t.display,
-                if total == 0 {
-                    "; use position \"before\" with line=1 for an empty file"
-                } else {
-                    ""
-                }
-            )),
-        });
-    };
-    write_atomic(&t.canonical, &t.display, doc.render().as_bytes())?;
+    require_file(&t)?;
+    let (index, added, now) = edit_locked(&t, tn::INSERT_AT_LINE, |text| {
+        let mut doc = LineDoc::parse(text);
+        let total = doc.len() as u64;
+        let Some((index, added)) = apply_insert(&mut doc, input) else {
+            return Err(match input.position {
+                InsertPosition::Before => ToolError::Failed(format!(
+                    "line {} is past the end of {}, which has {total} lines; use line={} to append",
+                    input.line,
+                    t.display,
+                    total + 1
+                )),
+                InsertPosition::After => ToolError::Failed(format!(
+                    "line {} is past the end of {}, which has {total} lines{}",
+                    input.line,
+                    t.display,
+                    if total == 0 {
+                        "; use position \"before\" with line=1 for an empty file"
+                    } else {
+                        ""
+                    }
+                )),
+            });
+        };
+        let now = doc.len();
+        Ok((doc.render(), (index, added, now)))
+    })?;
     Ok(format!(
-        "Inserted {added} line{} into {} at line {} (file now has {} lines)",
+        "Inserted {added} line{} into {} at line {} (file now has {now} lines)",
         if added == 1 { "" } else { "s" },
         t.display,
         index + 1,
-        doc.len()
     ))
 }

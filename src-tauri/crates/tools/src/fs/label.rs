@@ -94,6 +94,11 @@ pub(crate) fn u64_arg(args: &Value, key: &str) -> Option<u64> {
 /// missing path (meaning ".") becomes `workdir` itself, so a directory tool
 /// re-run after a crash searches the same place.
 pub(crate) fn absolutize_path(mut args: Value, workdir: &Path, default_dot: bool) -> Value {
+    // No arguments at all mean the same as `{}` (the tool reads `null` so
+    // too): the working directory must be applied to both alike.
+    if args.is_null() {
+        args = Value::Object(Default::default());
+    }
     let Some(obj) = args.as_object_mut() else {
         return args;
     };

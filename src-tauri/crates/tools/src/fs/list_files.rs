@@ -16,7 +16,7 @@ use skald_core_api::{
     parse_args,
 };
 
-use super::access::{require_dir, target};
+use super::access::{open_target, require_dir, target};
 use super::label::{absolutize_path, path_label, str_arg};
 use super::policy::{canonicalize_for_policy, is_secret_path, is_secrets_name, is_skip_dir_name};
 use crate::tool_names as tn;
@@ -120,7 +120,10 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
     validate(input)?;
     let t = target(&input.path)?;
     require_dir(&t)?;
-    let root = t.canonical.clone();
+    // Walk the directory that was judged, by its handle: a path swapped for
+    // a symlink since cannot redirect the listing.
+    let dir = open_target(&t)?;
+    let root = handle_path(&dir).unwrap_or_else(|| t.canonical.clone());
 
     let mut walk = WalkBuilder::new(&root);
     walk.hidden(false)
@@ -148,12 +151,12 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
     let mut out = String::new();
     let mut listed = 0usize;
     let mut more = false;
-    let mut unreadable = 0usize;
+    let mut unreadable = Unreadable::default();
     for result in walk.build() {
         let entry = match result {
             Ok(entry) => entry,
-            Err(_) => {
-                unreadable += 1;
+            Err(e) => {
+                unreadable.add(&e, &root);
                 continue;
             }
         };
@@ -169,7 +172,7 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
             break;
         }
         let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
-        out.push_str(&rel.display().to_string());
+        out.push_str(&escape_name(&rel.to_string_lossy()));
         if is_dir {
             out.push('/');
         }
@@ -177,6 +180,13 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
         listed += 1;
     }
     if listed == 0 {
+        if unreadable.count > 0 {
+            return Err(ToolError::Failed(format!(
+                "cannot list {}: {}",
+                t.display,
+                unreadable.summary()
+            )));
+        }
         return Ok(format!(
             "{} has no {}entries to list (gitignored files and .git, node_modules, target, secrets are not listed)",
             t.display,
@@ -188,8 +198,95 @@ fn list_files(input: &ListFilesInput) -> ToolResult {
             "[listing capped at {MAX_LIST_ENTRIES} entries; list a subdirectory or use a smaller depth]\n"
         ));
     }
-    if unreadable > 0 {
-        out.push_str(&format!("[{unreadable} entries could not be read]\n"));
+    if unreadable.count > 0 {
+        out.push_str(&format!("[{}]\n", unreadable.summary()));
     }
     Ok(out)
+}
+
+/// A path naming an open directory handle (`/proc/self/fd/N`), so a walk by
+/// path starts from exactly that directory. `None` without `/proc`.
+fn handle_path(dir: &std::fs::File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    let p = std::path::PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+    p.is_dir().then_some(p)
+}
+
+/// What the walk could not read, with a few examples.
+#[derive(Default)]
+struct Unreadable {
+    count: usize,
+    examples: Vec<String>,
+}
+
+impl Unreadable {
+    const EXAMPLES: usize = 3;
+
+    fn add(&mut self, e: &ignore::Error, root: &Path) {
+        self.count += 1;
+        if self.examples.len() < Self::EXAMPLES {
+            let (path, why) = error_parts(e);
+            let shown = match path {
+                Some(p) => {
+                    let rel = p.strip_prefix(root).unwrap_or(&p);
+                    let rel = if rel.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        rel
+                    };
+                    format!("{} ({why})", escape_name(&rel.to_string_lossy()))
+                }
+                None => why,
+            };
+            self.examples.push(shown);
+        }
+    }
+
+    fn summary(&self) -> String {
+        let what = if self.count == 1 { "entry" } else { "entries" };
+        let more = if self.count > self.examples.len() {
+            ", …"
+        } else {
+            ""
+        };
+        format!(
+            "{} {what} could not be read: {}{more}",
+            self.count,
+            self.examples.join(", ")
+        )
+    }
+}
+
+/// The path and a short reason of a walk error.
+fn error_parts(e: &ignore::Error) -> (Option<std::path::PathBuf>, String) {
+    match e {
+        ignore::Error::WithPath { path, err } => (Some(path.clone()), error_parts(err).1),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_parts(err)
+        }
+        ignore::Error::Io(io) => (
+            None,
+            match io.kind() {
+                std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+                _ => super::access::one_line(&io.to_string()),
+            },
+        ),
+        ignore::Error::Loop { child, .. } => (Some(child.clone()), "symlink loop".to_string()),
+        other => (None, super::access::one_line(&other.to_string())),
+    }
+}
+
+/// A name with control characters shown escaped (`\n`), so a file name
+/// holding a newline cannot forge listing lines.
+// TODO(dedupe): switch to fs::names::escape_name once it lands.
+fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

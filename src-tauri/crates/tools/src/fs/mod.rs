@@ -1,10 +1,12 @@
 //! Filesystem tools and the path policy they share.
 //!
-//! Every tool resolves its `path` through [`check_read_allowed`] first and
-//! then works on the canonical path it returns, so what is checked is what is
-//! opened: nothing under `secrets/` is read or written, however it is reached.
-//! Write tools replace files atomically (temp file in the same directory +
-//! rename), so a failure never leaves a half-written file. Tools run on the
+//! Every tool resolves its `path` through the one resolver ([`resolve`]),
+//! component by component from directory handles, and then reads or writes
+//! through the handles it judged, so what is checked is what is opened:
+//! nothing under `secrets/` is read or written, however it is reached, even
+//! while the tree changes underneath. Write tools lock the file's directory
+//! and replace files atomically (temp file in the same directory handle +
+//! rename), so no edit is lost and a failure never leaves a half-written file. Tools run on the
 //! blocking thread pool, never on an async worker.
 //!
 //! This module never touches the database or the UI; tools return strings.
@@ -22,7 +24,9 @@ mod policy;
 mod predict;
 mod read_file;
 mod replace_lines;
+pub mod resolve;
 mod search_file;
+mod secret_name;
 mod text;
 mod write_file;
 

@@ -1,8 +1,8 @@
-//! The filesystem path policy every tool shares: resolving a tool's `path`,
-//! canonicalising it for security decisions (symlinks and `..` resolved the way
-//! the OS resolves them, so `docs/../secrets/x` or a symlink into `secrets/`
-//! cannot pass for something else), the `secrets/` read deny, the `memory/`
-//! write carve-out, and the directories recursive tools never enter.
+//! The filesystem path policy every tool shares: canonicalising a tool's
+//! `path` for security decisions (through the one resolver, [`super::resolve`],
+//! that the tools also open files by, so `docs/../secrets/x` or a symlink into
+//! `secrets/` cannot pass for something else), the `secrets/` deny, the
+//! `memory/` write carve-out, and the directories recursive tools never enter.
 //!
 //! This module decides; it never reads a file's contents.
 
@@ -12,23 +12,22 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 use skald_core_api::ToolError;
 
+pub use super::access::open_for_read;
+use super::access::resolve_failed;
+use super::resolve::resolve as resolve_path;
+pub use super::resolve::{Intent, MAX_PATH_BYTES, MAX_SYMLINK_HOPS, ResolveError};
+pub use super::secret_name::is_secrets_name;
+
 /// Directories recursive tools (`list_files`, `grep_files`) never descend into.
 /// `secrets` is matched ASCII-case-insensitively, like [`is_secret_path`].
 pub const SKIP_DIRS: &[&str] = &[".git", "node_modules", "target", "secrets"];
-
-/// The name of the directory no read tool may look into.
-const SECRETS: &str = "secrets";
-
-/// How many symlinks one resolution may follow before it is called a loop.
-/// Above the kernel's own limit (40), so anything the OS can open we resolve.
-const MAX_SYMLINK_HOPS: usize = 128;
 
 /// The one-line refusal for `secrets/`. It names the rule, never the contents
 /// (not even whether the file exists).
 pub const SECRETS_DENIED: &str = "access denied: tools may not read or write paths under secrets/";
 
 /// A tool's `path` argument as a path: absolute as is, otherwise relative to
-/// the process's current directory. Tools normally receive absolute paths
+/// the process's current directory (joined as text: it is resolved later). Tools normally receive absolute paths
 /// already (see `Tool::effective_args`).
 pub fn resolve(path: &str) -> PathBuf {
     let p = Path::new(path);
@@ -41,77 +40,31 @@ pub fn resolve(path: &str) -> PathBuf {
     }
 }
 
-/// The canonical absolute form of `path` for prefix-matching policy decisions.
-///
-/// `path` is joined onto `base` when relative. The existing part of the path
-/// is then resolved component by component exactly as the OS would: symlinks
-/// are followed (even dangling ones, so a symlink to a not-yet-existing file
-/// under `secrets/` still resolves into `secrets/`), and `..` steps up from
-/// the *resolved* directory (`link/../x` where `link → /a/b` is `/a/x`, as for
-/// `open(2)`). The first component that does not exist ends the walk; the rest
-/// (the not-yet-existing tail) is normalised lexically and appended. A symlink
-/// loop never hangs: after [`MAX_SYMLINK_HOPS`] the walk stops and the path is
-/// returned as resolved so far (opening it fails with "too many levels of
-/// symbolic links" anyway).
+/// The canonical absolute form of `path` (relative ones against `base`)
+/// for prefix-matching policy decisions: the [`resolve`](super::resolve)
+/// walk in lookup mode, the same one the tools open files by. Missing
+/// directories are imagined empty (a write would create them), so
+/// `memory/new/../notes` is judged where a write would land. Where the walk
+/// stops early the path as far as it got is returned: for a `secrets`
+/// component that path contains it (so every secrets check still fires);
+/// for a path that cannot be resolved at all (a file used as a directory, a
+/// loop) the lexical form, which no tool will open anyway — use
+/// [`resolve_for_policy`] to tell the two apart.
 pub fn canonicalize_for_policy(path: &Path, base: &Path) -> PathBuf {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base.join(path)
-    };
-    let mut hops = 0usize;
-    let mut resolved = PathBuf::new();
-    // Components still to walk, as a stack (reversed, for cheap pops).
-    let mut rest: Vec<PathBuf> = components_rev(&abs);
-    while let Some(comp) = rest.pop() {
-        match classify(&comp) {
-            Step::Root => {
-                resolved = comp.clone();
-            }
-            Step::Cur => {}
-            Step::Parent => {
-                resolved.pop();
-                if resolved.as_os_str().is_empty() {
-                    resolved.push(Component::RootDir.as_os_str());
-                }
-            }
-            Step::Normal => {
-                let candidate = resolved.join(&comp);
-                match std::fs::symlink_metadata(&candidate) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
-                        hops += 1;
-                        let target = match std::fs::read_link(&candidate) {
-                            Ok(t) if hops <= MAX_SYMLINK_HOPS => t,
-                            // A loop (or an unreadable link): stop here.
-                            _ => {
-                                resolved = candidate;
-                                append_lexical(&mut resolved, rest);
-                                return resolved;
-                            }
-                        };
-                        // Walk the target next, then what was left.
-                        let mut target_rev = components_rev(&target);
-                        if target.is_absolute() {
-                            resolved = PathBuf::new();
-                        }
-                        rest.append(&mut target_rev);
-                    }
-                    Ok(_) => resolved = candidate,
-                    Err(_) => {
-                        // Not there (or not reachable): the rest is a tail
-                        // that does not exist yet.
-                        resolved = candidate;
-                        append_lexical(&mut resolved, rest);
-                        return resolved;
-                    }
-                }
-            }
+    match resolve_for_policy(path, base) {
+        Ok(p) => p,
+        Err(ResolveError::Secret(at)) => at,
+        Err(_) => {
+            let mut out = PathBuf::new();
+            append_lexical(&mut out, components_rev(&base.join(path)));
+            out
         }
     }
-    if resolved.as_os_str().is_empty() {
-        resolved.push(Component::RootDir.as_os_str());
-    }
-    resolved
+}
+
+/// [`canonicalize_for_policy`], saying why a path could not be resolved.
+pub fn resolve_for_policy(path: &Path, base: &Path) -> Result<PathBuf, ResolveError> {
+    resolve_path(path, base, Intent::Lookup).map(|r| r.canonical().to_path_buf())
 }
 
 enum Step {
@@ -131,23 +84,11 @@ fn classify(comp: &Path) -> Step {
 }
 
 /// The components of `p` as single-component paths, reversed (a pop stack).
-/// A Windows prefix and its root directory stay together as one root step.
 fn components_rev(p: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::RootDir => {
-                if let Some(last) = out.last_mut()
-                    && matches!(last.components().next(), Some(Component::Prefix(_)))
-                {
-                    last.push(c.as_os_str());
-                    continue;
-                }
-                out.push(PathBuf::from(c.as_os_str()));
-            }
-            _ => out.push(PathBuf::from(c.as_os_str())),
-        }
-    }
+    let mut out: Vec<PathBuf> = p
+        .components()
+        .map(|c| PathBuf::from(c.as_os_str()))
+        .collect();
     out.reverse();
     out
 }
@@ -200,13 +141,6 @@ fn strip_under(path: &Path, root: &Path) -> Option<String> {
     }
 }
 
-/// Whether a directory entry's name is `secrets`, ASCII-case-insensitively
-/// (`Secrets`, `SECRETS` are; `secretsX`, `secrets.txt` are not).
-pub fn is_secrets_name(name: &OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|s| s.eq_ignore_ascii_case(SECRETS))
-}
-
 /// Whether a directory entry with this name is one recursive tools skip
 /// ([`SKIP_DIRS`]; `secrets` case-insensitively).
 pub fn is_skip_dir_name(name: &OsStr) -> bool {
@@ -233,20 +167,15 @@ pub fn is_memory_path(path: &Path, workdir: &Path) -> bool {
     canon != memory && path_under(&canon, &memory)
 }
 
-/// The gate every read tool passes first: canonicalises `path` (relative to
-/// the current directory) and refuses anything under `secrets/` with a
-/// one-line error that reveals nothing about what is there. Both the canonical
-/// path and the path as written are checked, so neither a symlink into
-/// `secrets/` nor a `secrets/link` pointing elsewhere gets through.
+/// The policy check for a path some other code will read (the viewer, a
+/// write preview): refuses anything under `secrets/` with a one-line error
+/// that reveals nothing about what is there, and a path that cannot be
+/// resolved. Returns the canonical path. Prefer [`open_for_read`], which
+/// also opens the file it judged.
 pub fn check_read_allowed(path: &Path) -> Result<PathBuf, ToolError> {
     let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let canonical = canonicalize_for_policy(path, &base);
-    let mut as_written = PathBuf::new();
-    append_lexical(&mut as_written, components_rev(&base.join(path)));
-    if is_secret_path(&canonical) || is_secret_path(&as_written) {
-        return Err(ToolError::Failed(SECRETS_DENIED.to_string()));
-    }
-    Ok(canonical)
+    resolve_for_policy(path, &base)
+        .map_err(|e| resolve_failed(&e, "read", &path.display().to_string()))
 }
 
 /// The `path` argument of a call (trimmed, non-empty), for `target_path`.

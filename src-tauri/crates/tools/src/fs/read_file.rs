@@ -14,7 +14,9 @@ use skald_core_api::{
 use super::access::{io_failed, require_file, target};
 use super::label::{absolutize_path, path_label, str_arg, u64_arg};
 use super::policy::path_arg;
-use super::text::{LineReader, cut_chars, decode, numbered, open_text};
+use super::text::{
+    COUNT_BUDGET_BYTES, LineReader, RestCount, cut_chars, decode, human_size, numbered, open_text,
+};
 use crate::tool_names as tn;
 
 /// The most lines one call returns (and the default `limit`).
@@ -133,7 +135,7 @@ fn validate(input: &ReadFileInput) -> Result<(u64, u64), ToolError> {
 fn read_file(input: &ReadFileInput) -> ToolResult {
     let (start, limit) = validate(input)?;
     let t = target(&input.path)?;
-    require_file(&t)?;
+    let info = require_file(&t)?;
     let reader = open_text(&t, tn::READ_FILE)?;
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
 
@@ -158,10 +160,13 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
         }
     }
     let shown_end = n;
-    let total = if n == last_wanted {
-        n + lines.count_rest().map_err(read_err)?
+    let (total, exact) = if n == last_wanted {
+        match lines.count_rest(COUNT_BUDGET_BYTES).map_err(read_err)? {
+            RestCount::Exact(rest) => (n + rest, true),
+            RestCount::AtLeast(rest) => (n + rest, false),
+        }
     } else {
-        n
+        (n, true)
     };
 
     if total == 0 {
@@ -173,7 +178,13 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
             t.display
         )));
     }
-    if shown_end < total {
+    if !exact {
+        out.push_str(&format!(
+            "[showing lines {start}-{shown_end} of more than {total} ({}); continue with start_line={}]\n",
+            human_size(info.len),
+            shown_end + 1
+        ));
+    } else if shown_end < total {
         out.push_str(&format!(
             "[showing lines {start}-{shown_end} of {total}; continue with start_line={}]\n",
             shown_end + 1

@@ -12,11 +12,10 @@ use skald_core_api::{
 };
 
 use super::access::{require_file, target};
-use super::atomic::write_atomic;
+use super::atomic::edit_locked;
 use super::label::{absolutize_path, path_label, str_arg, u64_arg};
 use super::lines::{LineDoc, content_lines};
 use super::policy::path_arg;
-use super::text::read_for_edit;
 use crate::tool_names as tn;
 
 /// Arguments of `replace_lines`.
@@ -139,22 +138,23 @@ pub(crate) fn apply_replace(doc: &mut LineDoc, input: &ReplaceLinesInput) -> Opt
 fn replace_lines(input: &ReplaceLinesInput) -> ToolResult {
     let (start, end) = validate(input)?;
     let t = target(&input.path)?;
-    let meta = require_file(&t)?;
-    let text = read_for_edit(&t, tn::REPLACE_LINES, meta.len())?;
-    let mut doc = LineDoc::parse(&text);
-    let total = doc.len() as u64;
-    let Some(added) = apply_replace(&mut doc, input) else {
-        return Err(ToolError::Failed(format!(
-            "lines {start}-{end} go past the end of {}, which has {total} lines",
-            t.display
-        )));
-    };
-    write_atomic(&t.canonical, &t.display, doc.render().as_bytes())?;
+    require_file(&t)?;
+    let (added, now) = edit_locked(&t, tn::REPLACE_LINES, |text| {
+        let mut doc = LineDoc::parse(text);
+        let total = doc.len() as u64;
+        let Some(added) = apply_replace(&mut doc, input) else {
+            return Err(ToolError::Failed(format!(
+                "lines {start}-{end} go past the end of {}, which has {total} lines",
+                t.display
+            )));
+        };
+        let now = doc.len();
+        Ok((doc.render(), (added, now)))
+    })?;
     Ok(format!(
-        "Replaced lines {start}-{end} of {} ({} line{} removed, {added} added; file now has {} lines)",
+        "Replaced lines {start}-{end} of {} ({} line{} removed, {added} added; file now has {now} lines)",
         t.display,
         end - start + 1,
         if end == start { "" } else { "s" },
-        doc.len()
     ))
 }

@@ -15,7 +15,9 @@ use skald_core_api::{
 use super::access::{io_failed, require_file, target};
 use super::label::{absolutize_path, path_label, quoted, str_arg};
 use super::policy::path_arg;
-use super::text::{LineReader, cut_chars, decode, marked, open_text};
+use super::text::{
+    LineReader, SEARCH_BUDGET_BYTES, cut_chars, decode, human_size, marked, open_text,
+};
 use crate::tool_names as tn;
 
 /// Matches shown before the output is capped (all are still counted).
@@ -124,7 +126,7 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     let ctx = input.context_lines as usize;
     let needle = input.query.to_lowercase();
     let t = target(&input.path)?;
-    require_file(&t)?;
+    let info = require_file(&t)?;
     let mut lines = LineReader::new(open_text(&t, tn::SEARCH_FILE)?, MAX_LINE_BYTES);
 
     let mut out = String::new();
@@ -135,6 +137,8 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     let mut lossy = false;
     let mut long_lines = 0u64;
     let mut n = 0u64;
+    let mut scanned = 0u64;
+    let mut stopped_early = false;
     let print = |out: &mut String, last: &mut u64, num: u64, text: &str, is_match: bool| {
         if *last != 0 && num > *last + 1 {
             out.push_str("--\n");
@@ -152,6 +156,12 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         .map_err(|e| io_failed(&e, "read", &t.display))?
     {
         n += 1;
+        scanned += line.bytes.len() as u64 + 1;
+        if scanned > SEARCH_BUDGET_BYTES {
+            stopped_early = true;
+            n -= 1;
+            break;
+        }
         if line.cut {
             long_lines += 1;
         }
@@ -177,6 +187,15 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         }
     }
 
+    let budget_note = if stopped_early {
+        format!(
+            "[stopped after the first {} of {} ({n} lines); use grep_files to search the whole file]\n",
+            human_size(SEARCH_BUDGET_BYTES),
+            human_size(info.len)
+        )
+    } else {
+        String::new()
+    };
     let long_note = if long_lines > 0 {
         format!(
             "[{long_lines} line{} longer than {} MB: only the first {} MB of each was searched; grep_files searches whole lines]\n",
@@ -188,13 +207,18 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         String::new()
     };
     if matches == 0 {
-        return Ok(format!(
-            "No matches for {} in {} ({n} lines searched)\n{long_note}",
+        let mut msg = format!(
+            "No matches for {} in {} ({n} lines searched)",
             quoted(&input.query, 200),
             t.display
-        )
-        .trim_end()
-        .to_string());
+        );
+        for note in [&long_note, &budget_note] {
+            if !note.is_empty() {
+                msg.push('\n');
+                msg.push_str(note.trim_end());
+            }
+        }
+        return Ok(msg);
     }
     let mut head = format!(
         "{matches} match{} for {} in {}:\n",
@@ -212,5 +236,6 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         head.push_str("[the file is not valid UTF-8; invalid bytes are shown as �]\n");
     }
     head.push_str(&long_note);
+    head.push_str(&budget_note);
     Ok(head)
 }

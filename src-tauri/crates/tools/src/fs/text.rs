@@ -11,10 +11,18 @@ use std::io::{BufRead, BufReader, Read, Seek};
 
 use skald_core_api::ToolError;
 
-use super::access::{Target, io_failed};
+use super::access::{Target, io_failed, open_target};
 
 /// How much of a file is sniffed for a NUL byte.
 pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// Bytes read past the shown lines to count the rest of a file: enough for
+/// any source file, so a 5 GB log costs what it shows, not what it holds.
+pub(crate) const COUNT_BUDGET_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Bytes `search_file` scans before it stops and says so (grep_files is the
+/// tool for searching more).
+pub(crate) const SEARCH_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Files larger than this are refused by the edit tools (read whole).
 pub(crate) const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
@@ -22,7 +30,7 @@ pub(crate) const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 /// Opens a regular file for streaming, refusing binary files (a NUL byte in
 /// the first 8 KB).
 pub(crate) fn open_text(t: &Target, tool: &str) -> Result<BufReader<File>, ToolError> {
-    let mut file = File::open(&t.canonical).map_err(|e| io_failed(&e, "read", &t.display))?;
+    let mut file = open_target(t)?;
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut file)
         .take(BINARY_SNIFF_BYTES as u64)
@@ -46,24 +54,32 @@ pub(crate) fn binary_error(display: &str, tool: &str) -> ToolError {
 
 /// Reads a whole text file for editing: binary, non-UTF-8 and oversized
 /// files are refused with a one-line reason.
-pub(crate) fn read_for_edit(t: &Target, tool: &str, size: u64) -> Result<String, ToolError> {
+pub(crate) fn read_for_edit(
+    file: &mut File,
+    display: &str,
+    tool: &str,
+    size: u64,
+) -> Result<String, ToolError> {
     if size > MAX_EDIT_BYTES {
         return Err(ToolError::Failed(format!(
             "{} is {} MB, too large for {tool} (limit {} MB); use execute_cmd with a streaming tool",
-            t.display,
+            display,
             size / (1024 * 1024),
             MAX_EDIT_BYTES / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(&t.canonical).map_err(|e| io_failed(&e, "read", &t.display))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(MAX_EDIT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_failed(&e, "read", display))?;
     if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
-        return Err(binary_error(&t.display, tool));
+        return Err(binary_error(display, tool));
     }
     String::from_utf8(bytes).map_err(|e| {
         ToolError::Failed(format!(
             "{} is not valid UTF-8 text (invalid byte at offset {}); {tool} edits UTF-8 files only, \
              use write_file to replace it entirely",
-            t.display,
+            display,
             e.utf8_error().valid_up_to()
         ))
     })
@@ -139,24 +155,37 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// Counts the lines left without keeping them.
-    pub(crate) fn count_rest(&mut self) -> std::io::Result<u64> {
+    pub(crate) fn count_rest(&mut self, max_bytes: u64) -> std::io::Result<RestCount> {
         let mut lines = 0u64;
+        let mut seen = 0u64;
         let mut last: Option<u8> = None;
         loop {
             let chunk = self.reader.fill_buf()?;
             if chunk.is_empty() {
                 break;
             }
+            if seen >= max_bytes {
+                return Ok(RestCount::AtLeast(lines));
+            }
             lines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
             last = chunk.last().copied();
             let n = chunk.len();
+            seen += n as u64;
             self.reader.consume(n);
         }
         if last.is_some_and(|b| b != b'\n') {
             lines += 1;
         }
-        Ok(lines)
+        Ok(RestCount::Exact(lines))
     }
+}
+
+/// How many lines follow, as far as [`LineReader::count_rest`] looked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RestCount {
+    Exact(u64),
+    /// The budget ran out: at least this many (the file goes on).
+    AtLeast(u64),
 }
 
 /// Decodes a line; `lossy` is set when invalid UTF-8 was replaced. A line
@@ -193,4 +222,19 @@ pub(crate) fn numbered(n: u64, text: &str) -> String {
 pub(crate) fn marked(n: u64, text: &str, is_match: bool) -> String {
     let mark = if is_match { '>' } else { ' ' };
     format!("{mark}{n:>5} | {text}")
+}
+
+/// A byte count for people: `812 B`, `4.2 MB`, `5.0 GB`.
+pub(crate) fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }

@@ -11,8 +11,8 @@ use skald_core_api::{
     parse_args,
 };
 
-use super::access::target;
-use super::atomic::{WriteKind, create_parents, write_atomic};
+use super::access::target_for_write;
+use super::atomic::{WriteKind, write_locked};
 use super::label::{absolutize_path, path_label, str_arg};
 use super::lines::count_lines;
 use super::policy::path_arg;
@@ -64,9 +64,8 @@ impl Tool for WriteFile {
 
     fn execute(&self, args: Value) -> ToolResult {
         let input: WriteFileInput = parse_args(tn::WRITE_FILE, args)?;
-        let t = target(&input.path)?;
-        create_parents(&t.canonical, &t.display)?;
-        let kind = write_atomic(&t.canonical, &t.display, input.content.as_bytes())?;
+        let t = target_for_write(&input.path)?;
+        let kind = write_locked(&t, input.content.as_bytes())?;
         let verb = match kind {
             WriteKind::Created => "Created",
             WriteKind::Overwrote => "Overwrote",
