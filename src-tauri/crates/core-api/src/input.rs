@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::ToolError;
+use crate::arg_error;
 
 /// The JSON schema of an input type, in the shape LLM function calling wants
 /// (`{"type":"object","properties":…,"required":…}`), without `$schema`/`title`
@@ -41,9 +42,11 @@ pub fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, Too
             });
         }
     };
-    serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments {
+    // From a reference so the input is still there to point into when the
+    // message is written; the path is what serde_json alone does not give.
+    serde_path_to_error::deserialize(&args).map_err(|e| ToolError::InvalidArguments {
         tool: tool.to_string(),
-        reason: e.to_string(),
+        reason: arg_error::describe(&e, &args),
     })
 }
 
@@ -72,7 +75,40 @@ mod tests {
         path: String,
         #[serde(default)]
         limit: Option<u32>,
+        #[serde(default)]
+        start_line: Option<u64>,
+        #[serde(default)]
+        todos: Vec<Todo>,
     }
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Todo {
+        content: String,
+        status: Status,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    enum Status {
+        Pending,
+        InProgress,
+        Completed,
+    }
+
+    /// The reason `parse_args` gives for `args`, asserted to be one line.
+    fn reason(args: Value) -> String {
+        let e = parse_args::<Input>("t", args).unwrap_err();
+        assert!(e.is_invalid_arguments(), "{e:?}");
+        let ToolError::InvalidArguments { tool, reason } = e else {
+            unreachable!()
+        };
+        assert_eq!(tool, "t");
+        assert!(!reason.contains(['\n', '\r', '\0']), "{reason:?}");
+        reason
+    }
+
+    const FIELDS: &str = "expected one of: path, limit, start_line, todos";
 
     #[test]
     fn schema_has_properties_required_and_doc_comments() {
@@ -85,22 +121,136 @@ mod tests {
     }
 
     #[test]
-    fn parse_reports_missing_wrong_type_and_unknown_fields() {
+    fn the_message_keeps_the_tool_name() {
         let e = parse_args::<Input>("t", json!({})).unwrap_err();
         assert_eq!(
             e.to_string(),
             "invalid arguments for t: missing field `path`"
         );
-        let e = parse_args::<Input>("t", json!({"path": 3})).unwrap_err();
-        assert!(e.to_string().contains("invalid type: integer `3`"), "{e}");
-        let e = parse_args::<Input>("t", json!({"path": "a", "nope": 1})).unwrap_err();
-        assert!(e.to_string().contains("unknown field `nope`"), "{e}");
-        let e = parse_args::<Input>("t", json!([1])).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("expected a JSON object, got an array")
+    }
+
+    #[test]
+    fn wrong_types_name_the_field_and_both_kinds() {
+        let cases = [
+            (
+                json!({"path": "a", "start_line": "5"}),
+                "start_line: expected a number (integer ≥ 0), got a string",
+            ),
+            (json!({"path": 3}), "path: expected a string, got a number"),
+            (json!({"path": null}), "path: expected a string, got null"),
+            (
+                json!({"path": ["a"]}),
+                "path: expected a string, got an array",
+            ),
+            (
+                json!({"path": {"a": 1}}),
+                "path: expected a string, got an object",
+            ),
+            (
+                json!({"path": true}),
+                "path: expected a string, got a boolean",
+            ),
+            (
+                json!({"path": "a", "start_line": 1.5}),
+                "start_line: expected a number (integer ≥ 0), got a number with a fraction (1.5)",
+            ),
+            (
+                json!({"path": "a", "todos": "x"}),
+                "todos: expected an array, got a string",
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(reason(args), want);
+        }
+    }
+
+    #[test]
+    fn out_of_range_numbers_say_the_range_and_the_number() {
+        assert_eq!(
+            reason(json!({"path": "a", "start_line": -1})),
+            "start_line: expected a number (integer ≥ 0), got -1"
         );
-        assert!(e.is_invalid_arguments());
+        assert_eq!(
+            reason(json!({"path": "a", "limit": 5_000_000_000u64})),
+            "limit: expected a number (integer 0 to 4294967295), got 5000000000"
+        );
+    }
+
+    #[test]
+    fn missing_and_unknown_fields_keep_serdes_names() {
+        assert_eq!(reason(json!({})), "missing field `path`");
+        assert_eq!(
+            reason(json!({"path": "a", "nope": 1})),
+            format!("unknown field `nope`; {FIELDS}")
+        );
+    }
+
+    #[test]
+    fn nested_fields_are_named_by_their_path() {
+        let todo = json!({"content": "x", "status": "pending"});
+        let with = |bad: Value| json!({"path": "a", "todos": [todo, todo, bad]});
+        assert_eq!(
+            reason(with(json!({"content": "x", "status": "finished"}))),
+            "todos[2].status: expected one of \"pending\", \"in_progress\", \"completed\", \
+             got \"finished\""
+        );
+        assert_eq!(
+            reason(with(json!({"content": "x", "status": 2}))),
+            "todos[2].status: expected a string, got a number"
+        );
+        assert_eq!(
+            reason(with(json!({"content": "x"}))),
+            "todos[2]: missing field `status`"
+        );
+        assert_eq!(
+            reason(with(json!({"content": "x", "status": "pending", "due": 1}))),
+            "todos[2]: unknown field `due`; expected one of: content, status"
+        );
+    }
+
+    #[test]
+    fn a_megabyte_value_is_not_echoed() {
+        let big = "5".repeat(1 << 20);
+        assert_eq!(
+            reason(json!({"path": big, "start_line": big})),
+            "start_line: expected a number (integer ≥ 0), got a string"
+        );
+        let cut = "5".repeat(60);
+        let todos = json!([{"content": "x", "status": big}]);
+        assert_eq!(
+            reason(json!({"path": "a", "todos": todos})),
+            format!(
+                "todos[0].status: expected one of \"pending\", \"in_progress\", \"completed\", \
+                 got \"{cut}\"… (1048576 characters)"
+            )
+        );
+        let mut args = serde_json::Map::new();
+        args.insert(big.clone(), json!(1));
+        assert_eq!(
+            reason(Value::Object(args)),
+            format!("unknown field `{cut}… (1048576 characters)`; {FIELDS}")
+        );
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        let mut args = serde_json::Map::new();
+        args.insert("a\0b\r\nc\u{1b}[2J\u{202e}".into(), json!(1));
+        assert_eq!(
+            reason(Value::Object(args)),
+            format!("unknown field `a\\0b\\r\\nc\\u{{1b}}[2J\\u{{202e}}`; {FIELDS}")
+        );
+        let todos = json!([{"content": "x", "status": "don\"e\0\r"}]);
+        assert_eq!(
+            reason(json!({"path": "a", "todos": todos})),
+            "todos[0].status: expected one of \"pending\", \"in_progress\", \"completed\", \
+             got \"don\\\"e\\0\\r\""
+        );
+    }
+
+    #[test]
+    fn a_non_object_is_refused_whole() {
+        assert_eq!(reason(json!([1])), "expected a JSON object, got an array");
     }
 
     #[test]
@@ -110,9 +260,11 @@ mod tests {
             ok,
             Input {
                 path: "a".into(),
-                limit: Some(5)
+                limit: Some(5),
+                start_line: None,
+                todos: Vec::new(),
             }
         );
-        assert!(parse_args::<Input>("t", Value::Null).is_err());
+        assert_eq!(reason(Value::Null), "missing field `path`");
     }
 }

@@ -5,6 +5,7 @@
 //! This crate must never touch the database, the UI or any concrete tool: the
 //! session driver mirrors execution state to SQLite and emits events.
 
+mod arg_error;
 mod error;
 mod execution;
 mod input;

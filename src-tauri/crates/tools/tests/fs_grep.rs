@@ -204,7 +204,10 @@ fn bad_inputs() {
         tn::GREP_FILES,
         json!({"path": s(&root), "pattern": "x", "output_mode": "lines"}),
     );
-    assert!(e.contains("unknown variant"), "{e}");
+    assert!(
+        e.contains(r#"output_mode: expected one of "content", "files_only", "count", got "lines""#),
+        "{e}"
+    );
     let e = err(
         tn::GREP_FILES,
         json!({"path": s(&root), "pattern": "x", "context_lines": 20}),

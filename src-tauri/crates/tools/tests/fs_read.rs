@@ -106,7 +106,7 @@ fn read_file_bad_inputs() {
     let e = err(tn::READ_FILE, json!({}));
     assert!(e.contains("missing field `path`"), "{e}");
     let e = err(tn::READ_FILE, json!({"path": 5}));
-    assert!(e.contains("invalid type"), "{e}");
+    assert!(e.contains("path: expected a string, got a number"), "{e}");
     let e = err(tn::READ_FILE, json!({"path": s(&p), "bogus": 1}));
     assert!(e.contains("unknown field"), "{e}");
     let e = err(tn::READ_FILE, json!({"path": s(&p), "start_line": 0}));
@@ -233,7 +233,10 @@ fn list_files_bad_inputs() {
     let e = err(tn::LIST_FILES, json!({"path": s(&root), "depth": 0}));
     assert!(e.contains("depth must be between 1 and 20"), "{e}");
     let e = err(tn::LIST_FILES, json!({"path": s(&root), "depth": "deep"}));
-    assert!(e.contains("invalid type"), "{e}");
+    assert!(
+        e.contains("depth: expected a number (integer ≥ 0), got a string"),
+        "{e}"
+    );
     let (_e, empty) = tmp();
     assert!(ok(tn::LIST_FILES, json!({"path": s(&empty)})).contains("has no entries"));
 }

@@ -339,7 +339,10 @@ fn insert_bad_inputs() {
         tn::INSERT_AT_LINE,
         json!({"path": s(&p), "line": 1, "content": "x", "position": "middle"}),
     );
-    assert!(e.contains("unknown variant"), "{e}");
+    assert!(
+        e.contains(r#"position: expected "before" or "after", got "middle""#),
+        "{e}"
+    );
     let e = err(
         tn::INSERT_AT_LINE,
         json!({"path": s(&p), "line": 1, "content": ""}),
