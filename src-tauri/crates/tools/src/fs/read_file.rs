@@ -21,6 +21,9 @@ use crate::tool_names as tn;
 
 /// The most lines one call returns (and the default `limit`).
 pub const MAX_READ_LINES: u64 = 2000;
+/// Bytes read to reach and show the requested lines before reading stops
+/// (a range deep inside a huge file, or a line without end in a sparse one).
+const READ_BUDGET_BYTES: u64 = 1024 * 1024 * 1024;
 /// Characters of one line shown before it is cut.
 const MAX_LINE_CHARS: usize = 2000;
 /// Bytes of one line kept while streaming (enough for `MAX_LINE_CHARS`).
@@ -137,7 +140,7 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
     let t = target(&input.path)?;
     let info = require_file(&t)?;
     let reader = open_text(&t, tn::READ_FILE)?;
-    let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
+    let mut lines = LineReader::new(reader, MAX_LINE_BYTES).with_budget(READ_BUDGET_BYTES);
 
     let by_limit = start.saturating_add(limit - 1);
     let last_wanted = input.end_line.map_or(by_limit, |e| e.min(by_limit));
@@ -172,13 +175,27 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
     if total == 0 {
         return Ok(format!("{} is empty (0 lines)", t.display));
     }
+    if start > total && lines.exhausted() {
+        return Err(ToolError::Failed(format!(
+            "start_line {start} is beyond the {total} lines in the first {} of {} ({}); read_file reads no further — use search_file or grep_files to find the lines you need",
+            human_size(READ_BUDGET_BYTES),
+            t.display,
+            human_size(info.len),
+        )));
+    }
     if start > total {
         return Err(ToolError::Failed(format!(
             "start_line {start} is past the end of {}, which has {total} lines",
             t.display
         )));
     }
-    if !exact {
+    if lines.exhausted() && shown_end < last_wanted {
+        out.push_str(&format!(
+            "[stopped after reading {} of {} ({shown_end} lines); a range this far in is too large to read with read_file: use search_file or grep_files]\n",
+            human_size(READ_BUDGET_BYTES),
+            human_size(info.len),
+        ));
+    } else if !exact {
         out.push_str(&format!(
             "[showing lines {start}-{shown_end} of more than {total} ({}); continue with start_line={}]\n",
             human_size(info.len),

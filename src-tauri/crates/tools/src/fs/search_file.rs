@@ -127,7 +127,8 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     let needle = input.query.to_lowercase();
     let t = target(&input.path)?;
     let info = require_file(&t)?;
-    let mut lines = LineReader::new(open_text(&t, tn::SEARCH_FILE)?, MAX_LINE_BYTES);
+    let mut lines = LineReader::new(open_text(&t, tn::SEARCH_FILE)?, MAX_LINE_BYTES)
+        .with_budget(SEARCH_BUDGET_BYTES);
 
     let mut out = String::new();
     let mut before: VecDeque<(u64, String)> = VecDeque::with_capacity(ctx);
@@ -137,8 +138,6 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     let mut lossy = false;
     let mut long_lines = 0u64;
     let mut n = 0u64;
-    let mut scanned = 0u64;
-    let mut stopped_early = false;
     let print = |out: &mut String, last: &mut u64, num: u64, text: &str, is_match: bool| {
         if *last != 0 && num > *last + 1 {
             out.push_str("--\n");
@@ -156,12 +155,6 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         .map_err(|e| io_failed(&e, "read", &t.display))?
     {
         n += 1;
-        scanned += line.bytes.len() as u64 + 1;
-        if scanned > SEARCH_BUDGET_BYTES {
-            stopped_early = true;
-            n -= 1;
-            break;
-        }
         if line.cut {
             long_lines += 1;
         }
@@ -187,7 +180,7 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
         }
     }
 
-    let budget_note = if stopped_early {
+    let budget_note = if lines.exhausted() {
         format!(
             "[stopped after the first {} of {} ({n} lines); use grep_files to search the whole file]\n",
             human_size(SEARCH_BUDGET_BYTES),

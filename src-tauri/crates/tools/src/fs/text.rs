@@ -99,6 +99,10 @@ pub(crate) struct LineReader<R> {
     reader: R,
     buf: Vec<u8>,
     cap: usize,
+    /// Bytes that may still be consumed (a line without end in a sparse
+    /// 5 GB file must not be skipped to its end).
+    budget: u64,
+    exhausted: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -107,7 +111,21 @@ impl<R: BufRead> LineReader<R> {
             reader,
             buf: Vec::new(),
             cap,
+            budget: u64::MAX,
+            exhausted: false,
         }
+    }
+
+    /// Stops reading (as if at the end) once `bytes` were consumed; see
+    /// [`LineReader::exhausted`].
+    pub(crate) fn with_budget(mut self, bytes: u64) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Whether reading stopped at the budget rather than at the end.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted
     }
 
     /// The next line, or `None` at end of file. A final line without a
@@ -117,10 +135,21 @@ impl<R: BufRead> LineReader<R> {
         let mut cut = false;
         let mut any = false;
         loop {
+            if self.exhausted {
+                break;
+            }
             let chunk = self.reader.fill_buf()?;
             if chunk.is_empty() {
                 break;
             }
+            if self.budget == 0 {
+                self.exhausted = true;
+                cut = true;
+                break;
+            }
+            let chunk = &chunk[..chunk
+                .len()
+                .min(usize::try_from(self.budget).unwrap_or(usize::MAX))];
             any = true;
             let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
                 Some(i) => (i + 1, true),
@@ -132,6 +161,7 @@ impl<R: BufRead> LineReader<R> {
             }
             self.buf.extend_from_slice(&chunk[..take.min(room)]);
             self.reader.consume(take);
+            self.budget -= take as u64;
             if done {
                 break;
             }
@@ -156,6 +186,7 @@ impl<R: BufRead> LineReader<R> {
 
     /// Counts the lines left without keeping them.
     pub(crate) fn count_rest(&mut self, max_bytes: u64) -> std::io::Result<RestCount> {
+        let max_bytes = max_bytes.min(self.budget);
         let mut lines = 0u64;
         let mut seen = 0u64;
         let mut last: Option<u8> = None;
