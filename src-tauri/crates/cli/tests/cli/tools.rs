@@ -274,3 +274,79 @@ fn every_shell_command_is_logged_before_it_runs() {
     assert!(line.contains("echo audited"), "{line}");
     assert!(line.contains("timeout_secs=120"), "{line}");
 }
+
+/// The issue's repros, end to end through the binary and its gate: neither
+/// reads nor writes reach `secrets/` through a missing directory and `..`.
+#[test]
+fn the_secrets_repros_are_refused_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w");
+    std::fs::create_dir_all(w.join("secrets")).unwrap();
+    std::fs::create_dir_all(w.join("memory")).unwrap();
+    std::fs::write(w.join("secrets/k.txt"), "TOPSECRET\n").unwrap();
+    std::os::unix::fs::symlink("secrets", w.join("link")).unwrap();
+    std::os::unix::fs::symlink("../secrets", w.join("memory/notes")).unwrap();
+    let workdir = w.to_str().unwrap();
+    let data = dir.path().join("data");
+    for (tool, args) in [
+        ("read_file", r#"{"path":"nope/../link/k.txt"}"#),
+        (
+            "write_file",
+            r#"{"path":"memory/nope/../notes/p.txt","content":"x"}"#,
+        ),
+    ] {
+        let out = skald(
+            &[
+                "tool",
+                "run",
+                tool,
+                args,
+                "--workdir",
+                workdir,
+                "--approve",
+                "no",
+            ],
+            &data,
+        );
+        assert_ne!(out.status.code(), Some(0), "{tool}: {}", stdout(&out));
+        assert!(!stdout(&out).contains("TOPSECRET"), "{}", stdout(&out));
+        assert!(!stderr(&out).contains("TOPSECRET"), "{}", stderr(&out));
+    }
+    assert!(!w.join("secrets/p.txt").exists());
+}
+
+/// Twenty `skald` processes editing one file at once: the directory lock
+/// holds across processes, so every edit that says so is in the file.
+#[test]
+fn parallel_edits_from_twenty_processes_all_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..20).map(|i| format!("marker-{i}\n")).collect();
+    let file = dir.path().join("f.txt");
+    std::fs::write(&file, text).unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            let args = format!(
+                r#"{{"path":"f.txt","old_string":"marker-{i}\n","new_string":"done-{i}\n"}}"#
+            );
+            crate::command(&dir.path().join("data"))
+                .args(["tool", "run", "edit_file", &args, "--workdir", workdir])
+                .args(["--approve", "yes"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "edit {i}: {}", stderr(&out));
+    }
+    let after = std::fs::read_to_string(&file).unwrap();
+    for i in 0..20 {
+        assert!(
+            after.contains(&format!("done-{i}\n")),
+            "edit {i} lost:\n{after}"
+        );
+    }
+}
