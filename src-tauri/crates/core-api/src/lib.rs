@@ -6,12 +6,18 @@
 //! session driver mirrors execution state to SQLite and emits events.
 
 mod arg_error;
+mod content;
+mod def;
 mod error;
 mod execution;
 mod input;
 mod label;
+mod name;
 mod tool;
+mod typed;
 
+pub use content::{ContentBlock, ToolOutput};
+pub use def::ToolDef;
 pub use error::ToolError;
 pub use execution::{
     BoxFuture, ExecutionOutcome, SimpleExecution, ToolExecution, ToolExecutionState,
@@ -19,6 +25,8 @@ pub use execution::{
 };
 pub use input::{input_schema, parse_args};
 pub use label::{MAX_LABEL_FULL, MAX_LABEL_SHORT, ToolDescriptionLength, truncate_label};
+pub use name::{MCP_PREFIX, ToolName, ToolNamespace};
 pub use skald_protocol::{ToolCallStatus, ToolCategory};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{RestartHint, Tool, ToolResult};
+pub use tool::{RestartHint, Tool, ToolResult, ToolTraits};
+pub use typed::TypedTool;

@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{
-    BoxFuture, SimpleExecution, ToolCategory, ToolDescriptionLength, ToolError, ToolExecution,
+    BoxFuture, SimpleExecution, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
+    ToolExecution,
 };
 
 pub type ToolResult = Result<String, ToolError>;
@@ -20,6 +21,43 @@ pub enum RestartHint {
     /// Side-effecting: never re-run silently; re-ask the person or report the
     /// call to the model as interrupted.
     Reask,
+}
+
+/// What a tool does to the machine, declared by the tool itself: the
+/// approval classes (`@fs_read`, `@fs_write`), the write preview and the
+/// path defaults read these instead of lists of names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ToolTraits {
+    /// Reads files named by its `path` argument.
+    pub reads_files: bool,
+    /// Creates or changes files named by its `path` argument.
+    pub writes_files: bool,
+    /// Deletes or overwrites state that cannot be recovered.
+    pub destructive: bool,
+    /// A missing `path` means the working directory (directory tools).
+    pub path_defaults_to_workdir: bool,
+}
+
+impl ToolTraits {
+    pub const READS: Self = Self {
+        reads_files: true,
+        writes_files: false,
+        destructive: false,
+        path_defaults_to_workdir: false,
+    };
+    pub const WRITES: Self = Self {
+        reads_files: false,
+        writes_files: true,
+        destructive: false,
+        path_defaults_to_workdir: false,
+    };
+    /// A read tool whose `path` defaults to the working directory.
+    pub const READS_DIR: Self = Self {
+        reads_files: true,
+        writes_files: false,
+        destructive: false,
+        path_defaults_to_workdir: true,
+    };
 }
 
 /// A tool definition. Sync tools implement [`Tool::execute`]; async tools
@@ -87,14 +125,17 @@ pub trait Tool: Send + Sync {
         RestartHint::Rerun
     }
 
+    /// What the tool does to files; see [`ToolTraits`].
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::default()
+    }
+
+    /// The definition offered to the model.
+    fn definition(&self) -> ToolDef {
+        ToolDef::new(self.name(), self.description(), self.parameters_schema())
+    }
+
     fn openai_definition(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": self.parameters_schema(),
-            }
-        })
+        self.definition().to_openai()
     }
 }

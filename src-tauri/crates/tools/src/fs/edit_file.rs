@@ -7,8 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
-    input_schema, parse_args,
+    RestartHint, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{require_file, target};
@@ -38,7 +37,9 @@ pub struct EditFileInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EditFile;
 
-impl Tool for EditFile {
+impl TypedTool for EditFile {
+    type Input = EditFileInput;
+
     fn name(&self) -> &str {
         tn::EDIT_FILE
     }
@@ -49,10 +50,6 @@ impl Tool for EditFile {
          indentation included — read_file it first) and must be unique unless replace_all=true; \
          if it is not, the error says how many matches there were. CRLF files are handled (write \
          old/new with plain \\n). The write is atomic: on any error the file is unchanged."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<EditFileInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -67,34 +64,25 @@ impl Tool for EditFile {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: EditFileInput = parse_args(tn::EDIT_FILE, args)?;
-        edit_file(&input)
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
     }
 
     /// Parsing plus `edit_file`'s opening checks, without touching the file.
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args(tn::EDIT_FILE, args.clone())?)
+    fn validate(&self, input: &EditFileInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: EditFileInput) -> ToolResult {
+        edit_file(&input)
     }
 
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::WRITES
     }
 
     /// Re-running an applied edit can apply it twice.
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask
-    }
-}
-
-fn invalid(reason: &str) -> ToolError {
-    ToolError::InvalidArguments {
-        tool: tn::EDIT_FILE.to_string(),
-        reason: reason.to_string(),
     }
 }
 
@@ -164,14 +152,12 @@ pub(crate) fn apply_edit(text: &str, input: &EditFileInput) -> Result<EditApplie
 /// The argument checks that need no I/O.
 pub(crate) fn validate(input: &EditFileInput) -> Result<(), ToolError> {
     if input.old_string.is_empty() {
-        return Err(invalid(
+        return Err(EditFile.invalid(
             "old_string is empty; to create a file use write_file, to add lines use insert_at_line",
         ));
     }
     if input.old_string == input.new_string {
-        return Err(invalid(
-            "old_string and new_string are identical; nothing to change",
-        ));
+        return Err(EditFile.invalid("old_string and new_string are identical; nothing to change"));
     }
     Ok(())
 }

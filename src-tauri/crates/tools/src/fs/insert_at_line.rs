@@ -7,8 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
-    input_schema, parse_args,
+    RestartHint, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{require_file, target};
@@ -49,7 +48,9 @@ pub struct InsertAtLineInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InsertAtLine;
 
-impl Tool for InsertAtLine {
+impl TypedTool for InsertAtLine {
+    type Input = InsertAtLineInput;
+
     fn name(&self) -> &str {
         tn::INSERT_AT_LINE
     }
@@ -59,10 +60,6 @@ impl Tool for InsertAtLine {
          repeating existing text. To append, use position=\"after\" with the last line number \
          (or \"before\" with line count + 1). Line-ending style (LF/CRLF) and the file's trailing \
          newline are preserved; the write is atomic. Use read_file first to find the line number."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<InsertAtLineInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -80,24 +77,19 @@ impl Tool for InsertAtLine {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: InsertAtLineInput = parse_args(tn::INSERT_AT_LINE, args)?;
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    fn validate(&self, input: &InsertAtLineInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: InsertAtLineInput) -> ToolResult {
         insert_at_line(&input)
     }
 
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args::<InsertAtLineInput>(
-            tn::INSERT_AT_LINE,
-            args.clone(),
-        )?)
-    }
-
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::WRITES
     }
 
     /// Re-running an applied insert inserts twice.

@@ -12,8 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
+    ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{open_target, require_dir, target};
@@ -53,7 +52,9 @@ pub struct ListFilesInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ListFiles;
 
-impl Tool for ListFiles {
+impl TypedTool for ListFiles {
+    type Input = ListFilesInput;
+
     fn name(&self) -> &str {
         tn::LIST_FILES
     }
@@ -64,10 +65,6 @@ impl Tool for ListFiles {
          the shell. Goes 3 levels deep by default (depth 1–20); dirs_only=true for structure only. \
          Respects .gitignore, shows hidden files, never lists .git, node_modules, target or \
          secrets. Output is capped at 1000 entries — list a subdirectory or lower depth for more."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<ListFilesInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -84,21 +81,19 @@ impl Tool for ListFiles {
         absolutize_path(args, workdir, true)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: ListFilesInput = parse_args(tn::LIST_FILES, args)?;
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    fn validate(&self, input: &ListFilesInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: ListFilesInput) -> ToolResult {
         list_files(&input)
     }
 
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args::<ListFilesInput>(tn::LIST_FILES, args.clone())?)
-    }
-
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READS_DIR
     }
 }
 

@@ -43,9 +43,6 @@ pub use replace_lines::ReplaceLines;
 pub use search_file::SearchFile;
 pub use write_file::WriteFile;
 
-use serde_json::Value;
-use skald_core_api::{BoxFuture, Tool, ToolError, ToolResult};
-
 use crate::ToolRegistry;
 
 /// Registers every filesystem tool.
@@ -58,18 +55,4 @@ pub fn register(registry: &mut ToolRegistry) {
     registry.register(ReplaceLines);
     registry.register(SearchFile);
     registry.register(GrepFiles);
-}
-
-/// Runs a (stateless) tool's sync `execute` on the blocking pool, so a big
-/// read or a tree-wide grep never stalls an async worker.
-fn run_blocking<T: Tool + Copy + 'static>(tool: T, args: Value) -> BoxFuture<'static, ToolResult> {
-    Box::pin(async move {
-        match tokio::task::spawn_blocking(move || tool.execute(args)).await {
-            Ok(result) => result,
-            Err(e) => Err(ToolError::Failed(format!(
-                "{} stopped unexpectedly: {e}",
-                tool.name()
-            ))),
-        }
-    })
 }

@@ -7,8 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
+    ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{io_failed, require_file, target};
@@ -50,14 +49,9 @@ pub struct ReadFileInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadFile;
 
-fn invalid(reason: impl Into<String>) -> ToolError {
-    ToolError::InvalidArguments {
-        tool: tn::READ_FILE.to_string(),
-        reason: reason.into(),
-    }
-}
+impl TypedTool for ReadFile {
+    type Input = ReadFileInput;
 
-impl Tool for ReadFile {
     fn name(&self) -> &str {
         tn::READ_FILE
     }
@@ -69,10 +63,6 @@ impl Tool for ReadFile {
          and where to continue. Lines over 2000 characters are cut. Binary files are refused \
          (use get_ast_outline for source structure). For directories use list_files; to find \
          text use search_file (one file) or grep_files (many files)."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<ReadFileInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -93,21 +83,19 @@ impl Tool for ReadFile {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: ReadFileInput = parse_args(tn::READ_FILE, args)?;
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    fn validate(&self, input: &ReadFileInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: ReadFileInput) -> ToolResult {
         read_file(&input)
     }
 
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args::<ReadFileInput>(tn::READ_FILE, args.clone())?).map(drop)
-    }
-
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READS
     }
 }
 
@@ -115,22 +103,18 @@ impl Tool for ReadFile {
 fn validate(input: &ReadFileInput) -> Result<(u64, u64), ToolError> {
     let start = input.start_line.unwrap_or(1);
     if start == 0 {
-        return Err(invalid(
-            "start_line is 1-based; use start_line=1 for the first line",
-        ));
+        return Err(ReadFile.invalid("start_line is 1-based; use start_line=1 for the first line"));
     }
     let limit = input.limit.unwrap_or(MAX_READ_LINES);
     if limit == 0 || limit > MAX_READ_LINES {
-        return Err(invalid(format!(
+        return Err(ReadFile.invalid(format!(
             "limit must be between 1 and {MAX_READ_LINES} (got {limit})"
         )));
     }
     if let Some(end) = input.end_line
         && end < start
     {
-        return Err(invalid(format!(
-            "end_line ({end}) is before start_line ({start})"
-        )));
+        return Err(ReadFile.invalid(format!("end_line ({end}) is before start_line ({start})")));
     }
     Ok((start, limit))
 }

@@ -7,8 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
-    input_schema, parse_args,
+    RestartHint, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{require_file, target};
@@ -37,7 +36,9 @@ pub struct ReplaceLinesInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReplaceLines;
 
-impl Tool for ReplaceLines {
+impl TypedTool for ReplaceLines {
+    type Input = ReplaceLinesInput;
+
     fn name(&self) -> &str {
         tn::REPLACE_LINES
     }
@@ -47,10 +48,6 @@ impl Tool for ReplaceLines {
          empty new_content deletes them. Read the exact range with read_file first. Line-ending \
          style and the trailing newline are preserved; the write is atomic. Prefer edit_file when \
          you can quote the text to change."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<ReplaceLinesInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -70,25 +67,19 @@ impl Tool for ReplaceLines {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: ReplaceLinesInput = parse_args(tn::REPLACE_LINES, args)?;
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+
+    fn validate(&self, input: &ReplaceLinesInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: ReplaceLinesInput) -> ToolResult {
         replace_lines(&input)
     }
 
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args::<ReplaceLinesInput>(
-            tn::REPLACE_LINES,
-            args.clone(),
-        )?)
-        .map(drop)
-    }
-
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::WRITES
     }
 
     /// Re-running shifts lines a second time.

@@ -8,8 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
+    ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits, TypedTool,
 };
 
 use super::access::{io_failed, require_file, target};
@@ -48,7 +47,9 @@ pub struct SearchFileInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SearchFile;
 
-impl Tool for SearchFile {
+impl TypedTool for SearchFile {
+    type Input = SearchFileInput;
+
     fn name(&self) -> &str {
         tn::SEARCH_FILE
     }
@@ -59,10 +60,6 @@ impl Tool for SearchFile {
          instead of grep on a single file, to locate the line numbers for read_file, \
          replace_lines or insert_at_line. Shows up to 100 matches. For regexes or many files use \
          grep_files."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<SearchFileInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -84,22 +81,20 @@ impl Tool for SearchFile {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: SearchFileInput = parse_args(tn::SEARCH_FILE, args)?;
-        search_file(&input)
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
     }
 
     /// Parsing plus `search_file`'s opening checks, without opening the file.
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        validate(&parse_args(tn::SEARCH_FILE, args.clone())?)
+    fn validate(&self, input: &SearchFileInput) -> Result<(), ToolError> {
+        validate(input).map(drop)
+    }
+    fn run(&self, input: SearchFileInput) -> ToolResult {
+        search_file(&input)
     }
 
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READS
     }
 }
 

@@ -6,10 +6,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
-};
+use skald_core_api::{ToolCategory, ToolDescriptionLength, ToolResult, ToolTraits, TypedTool};
 
 use super::access::target_for_write;
 use super::atomic::{WriteKind, write_locked};
@@ -33,7 +30,9 @@ pub struct WriteFileInput {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteFile;
 
-impl Tool for WriteFile {
+impl TypedTool for WriteFile {
+    type Input = WriteFileInput;
+
     fn name(&self) -> &str {
         tn::WRITE_FILE
     }
@@ -44,10 +43,6 @@ impl Tool for WriteFile {
          the file's permissions. Use this instead of shell redirection (echo/cat > file). To change \
          part of an existing file use edit_file, replace_lines or insert_at_line instead of \
          rewriting it."
-    }
-
-    fn parameters_schema(&self) -> Value {
-        input_schema::<WriteFileInput>()
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
@@ -62,8 +57,10 @@ impl Tool for WriteFile {
         absolutize_path(args, workdir, false)
     }
 
-    fn execute(&self, args: Value) -> ToolResult {
-        let input: WriteFileInput = parse_args(tn::WRITE_FILE, args)?;
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+    fn run(&self, input: WriteFileInput) -> ToolResult {
         let t = target_for_write(&input.path)?;
         let kind = write_locked(&t, input.content.as_bytes())?;
         let verb = match kind {
@@ -79,15 +76,7 @@ impl Tool for WriteFile {
         ))
     }
 
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        parse_args::<WriteFileInput>(tn::WRITE_FILE, args.clone()).map(drop)
-    }
-
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        super::run_blocking(*self, args)
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Filesystem
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::WRITES
     }
 }
