@@ -15,8 +15,10 @@ pub mod fs;
 mod registry;
 pub mod restart;
 pub mod tool_names;
+mod toolset;
 
 pub use builtin::{BuiltinDeps, builtin_registry};
 pub use catalog::{McpToolSource, ToolCatalog, synthetic_tools};
 pub use discovery::{DiscoveredTool, KnownToolsSink, ToolDiscovery};
 pub use registry::ToolRegistry;
+pub use toolset::{Audience, ToolSet, ToolSource, source};

@@ -49,6 +49,11 @@ impl ToolRegistry {
         self.tools.is_empty()
     }
 
+    /// Every tool, sorted by name.
+    pub fn all(&self) -> Vec<Arc<dyn Tool>> {
+        self.sorted().into_iter().cloned().collect()
+    }
+
     /// Tools sorted by name, so every listing and request is deterministic.
     fn sorted(&self) -> Vec<&Arc<dyn Tool>> {
         let mut v: Vec<_> = self.tools.values().collect();

@@ -1,0 +1,211 @@
+//! [`ToolSet`]: the tools of one round, assembled from sources — the
+//! built-in [`ToolRegistry`], the session's InterfaceTools (built for one
+//! session or frame with what they need captured), MCP — and the one place
+//! that both offers definitions and dispatches calls. The driver, crash
+//! resume, the approval gate (category, source, target path, traits) and
+//! labels all ask the set, so a tool the model can call is a tool every part
+//! of Skald knows, and nothing is a special case by name.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use skald_core_api::{
+    RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError, ToolExecution,
+    ToolName, ToolTraits, truncate_label,
+};
+
+use crate::ToolRegistry;
+
+/// Where a tool of the set comes from (`known_tools.source`, rule filters).
+pub mod source {
+    pub const BUILTIN: &str = "builtin";
+    pub const SYNTHETIC: &str = "synthetic";
+    pub const MCP: &str = "mcp";
+}
+
+/// A provider of tools for one round.
+pub trait ToolSource: Send + Sync {
+    /// `builtin`, `synthetic`, `mcp`.
+    fn source(&self) -> &str;
+    /// The tools it offers now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+impl ToolSource for ToolRegistry {
+    fn source(&self) -> &str {
+        source::BUILTIN
+    }
+
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.all()
+    }
+}
+
+/// Who a round is assembled for: what decides which tools are offered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Audience {
+    /// 0 for the root agent, ≥ 1 for sub-agents.
+    pub depth: u32,
+    /// Whether the lazy Config group was activated (`activate_tools`).
+    pub config_granted: bool,
+}
+
+#[derive(Clone)]
+struct Entry {
+    tool: Arc<dyn Tool>,
+    source: String,
+}
+
+/// The tools of one round, by name. Later sources replace earlier ones of
+/// the same name (a session's tool can stand in for a built-in).
+#[derive(Clone, Default)]
+pub struct ToolSet {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl ToolSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Assembles a set from `sources`, in order.
+    pub fn from_sources(sources: &[&dyn ToolSource]) -> Self {
+        let mut set = Self::new();
+        for s in sources {
+            set.add_source(*s);
+        }
+        set
+    }
+
+    pub fn add_source(&mut self, source: &dyn ToolSource) {
+        for tool in source.tools() {
+            self.add(tool, source.source());
+        }
+    }
+
+    /// Adds one tool (an InterfaceTool built for this session or frame).
+    pub fn add(&mut self, tool: Arc<dyn Tool>, source: &str) {
+        self.entries.insert(
+            tool.name().to_string(),
+            Entry {
+                tool,
+                source: source.to_string(),
+            },
+        );
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.entries.get(name).map(|e| &e.tool)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    /// What the model is offered, sorted by name: sub-agent-only tools for
+    /// sub-agents, root-only tools for the root, the Config group only once
+    /// granted. (The approval visibility filter runs after this.)
+    pub fn definitions(&self, audience: Audience) -> Vec<ToolDef> {
+        self.entries
+            .values()
+            .map(|e| e.tool.as_ref())
+            .filter(|t| {
+                let depth_ok = if audience.depth == 0 {
+                    !t.sub_agents_only()
+                } else {
+                    !t.root_agent_only()
+                };
+                depth_ok && (audience.config_granted || t.category() != ToolCategory::Config)
+            })
+            .map(|t| t.definition())
+            .collect()
+    }
+
+    /// The source of a tool in the set; for an unknown name, `mcp` if it is
+    /// spelled as an MCP tool (its server may be gone), else `None`.
+    pub fn source_of(&self, name: &str) -> Option<String> {
+        match self.entries.get(name) {
+            Some(e) => Some(e.source.clone()),
+            None => ToolName::parse(name)
+                .mcp_server()
+                .map(|_| source::MCP.to_string()),
+        }
+    }
+
+    pub fn category_of(&self, name: &str) -> Option<ToolCategory> {
+        self.get(name).map(|t| t.category())
+    }
+
+    pub fn traits_of(&self, name: &str) -> ToolTraits {
+        self.get(name).map(|t| t.traits()).unwrap_or_default()
+    }
+
+    pub fn restart_hint(&self, name: &str) -> Option<RestartHint> {
+        self.get(name).map(|t| t.restart_hint())
+    }
+
+    /// Starts a cancellable execution; `None` for a name not in the set.
+    pub fn run(&self, name: &str, args: Value) -> Option<Box<dyn ToolExecution + '_>> {
+        self.get(name).map(|t| t.run(args))
+    }
+
+    /// Validates arguments without side effects, before the gate.
+    pub fn check_args(&self, name: &str, args: &Value) -> Result<(), ToolError> {
+        match self.get(name) {
+            Some(t) => t.check_args(args),
+            None => Err(ToolError::UnknownTool(name.to_string())),
+        }
+    }
+
+    /// Arguments as they will run in `workdir`; `null` means `{}`.
+    pub fn effective_args(&self, name: &str, args: Value, workdir: &Path) -> Value {
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
+        match self.get(name) {
+            Some(t) => t.effective_args(args, workdir),
+            None => args,
+        }
+    }
+
+    /// The label of any call: the tool's own `describe`, or the registry's
+    /// labels for tools not offered this round (history of a tool since
+    /// removed), else the name.
+    pub fn describe_call(
+        &self,
+        fallback: &ToolRegistry,
+        name: &str,
+        args: &Value,
+        length: ToolDescriptionLength,
+    ) -> String {
+        match self.get(name) {
+            Some(t) => truncate_label(&t.describe(args, length), length.max_chars()),
+            None => fallback.describe_call(name, args, length),
+        }
+    }
+
+    /// The single viewable file a call acts on, if any.
+    pub fn target_path(&self, fallback: &ToolRegistry, name: &str, args: &Value) -> Option<String> {
+        match self.get(name) {
+            Some(t) => t.target_path(args),
+            None => fallback.target_path(name, args),
+        }
+    }
+}
