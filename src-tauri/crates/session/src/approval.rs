@@ -35,7 +35,7 @@ use skald_approval::{
 use skald_core_api::{BoxFuture, ToolDescriptionLength};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
-use skald_tools::ToolRegistry;
+use skald_tools::{CallLabels, ToolRegistry};
 use skald_tools::fs::with_display_base;
 use skald_tools::tool_names as tn;
 use tokio::sync::{oneshot, watch};
@@ -325,7 +325,7 @@ impl ApprovalManager {
         }
         let request = with_display_base(Some(&call.working_dir), || {
             approval_request(
-                &self.shared.registry,
+                self.shared.registry.as_ref(),
                 &call.tool_call_id,
                 &call.name,
                 call.arguments.clone(),
@@ -453,7 +453,7 @@ impl ApprovalGate for ApprovalManager {
 
 /// The card of a call waiting for approval.
 pub(crate) fn approval_request(
-    registry: &ToolRegistry,
+    registry: &dyn CallLabels,
     id: &str,
     name: &str,
     arguments: Value,
@@ -490,7 +490,7 @@ pub(crate) fn approval_request(
 }
 
 /// The card of a stored pending row (the Inbox after a restart).
-pub(crate) fn request_of_row(registry: &ToolRegistry, row: &ToolCallRow) -> ApprovalRequest {
+pub(crate) fn request_of_row(registry: &dyn CallLabels, row: &ToolCallRow) -> ApprovalRequest {
     approval_request(
         registry,
         &row.id,

@@ -11,7 +11,7 @@ use skald_core_api::ToolDescriptionLength;
 use skald_llm::{Message, ToolCall};
 use skald_protocol::{ChatMessage, ChatRole, ToolCallView};
 use skald_store::{MessageRow, Role, ToolCallRow};
-use skald_tools::ToolRegistry;
+use skald_tools::CallLabels;
 
 use crate::notes;
 
@@ -94,7 +94,7 @@ pub(crate) fn arguments_value(text: &str) -> Value {
 }
 
 /// The card of a stored call.
-pub(crate) fn view_of(registry: &ToolRegistry, row: &ToolCallRow) -> ToolCallView {
+pub(crate) fn view_of(registry: &dyn CallLabels, row: &ToolCallRow) -> ToolCallView {
     let arguments = arguments_value(&row.arguments);
     ToolCallView {
         decision_reason: row.decision_reason.clone(),
@@ -111,7 +111,7 @@ pub(crate) fn view_of(registry: &ToolRegistry, row: &ToolCallRow) -> ToolCallVie
 
 /// A card: labels and target path computed by the registry.
 pub(crate) fn view(
-    registry: &ToolRegistry,
+    registry: &dyn CallLabels,
     id: &str,
     name: &str,
     arguments: Value,
@@ -156,7 +156,7 @@ fn role(r: Role) -> ChatRole {
 /// The history as the UI shows it: every message, each assistant message with
 /// the cards of the calls it made (in call order).
 pub(crate) fn chat_messages(
-    registry: &ToolRegistry,
+    registry: &dyn CallLabels,
     rows: &[MessageRow],
     calls: &[ToolCallRow],
 ) -> Vec<ChatMessage> {

@@ -18,6 +18,7 @@ use crate::error::SessionError;
 use crate::gate::{GateCall, GateDecision, Verdict};
 use crate::notes;
 use crate::turn::Turn;
+use skald_tools::Audience;
 use skald_tools::fs::with_display_base;
 
 /// How a call ended, as the model will be told.
@@ -52,20 +53,11 @@ fn parse_args(raw: &str) -> Args {
 
 /// The names the model may call, for the unknown-tool message.
 fn available(t: &Turn<'_>) -> Vec<String> {
-    let mut names: Vec<String> = t
-        .inner
-        .base_defs
-        .iter()
-        .filter_map(|d| {
-            d.get("function")
-                .unwrap_or(d)
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
-    names
+    t.tools
+        .definitions(Audience::default())
+        .into_iter()
+        .map(|d| d.name)
+        .collect()
 }
 
 /// Runs one call of an assistant message and records everything about it.
@@ -75,11 +67,11 @@ pub(crate) async fn run_call(
     call: &ToolCall,
     cancel: CancellationToken,
 ) -> Result<(), SessionError> {
-    let registry = &t.inner.registry;
-    let known = registry.contains(&call.name);
+    let tools = &t.tools;
+    let known = tools.contains(&call.name);
     let (args, arguments_text) = match parse_args(&call.arguments) {
         Args::Ok(v) => {
-            let v = registry.effective_args(&call.name, v, t.workdir);
+            let v = tools.effective_args(&call.name, v, t.workdir);
             let text = v.to_string();
             (Args::Ok(v), text)
         }
@@ -153,7 +145,7 @@ pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
         session_id: t.session_id().to_string(),
         call: with_display_base(Some(t.workdir), || {
             view(
-                &t.inner.registry,
+                &t.tools,
                 id,
                 name,
                 arguments,
@@ -164,8 +156,6 @@ pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
     });
 }
 
-/// The source recorded for registry tools (`known_tools.source`, rules).
-pub(crate) const REGISTRY_SOURCE: &str = "builtin";
 
 /// The argument check, the gate, then the execution, raced against `cancel`
 /// throughout.
@@ -176,11 +166,11 @@ pub(crate) async fn execute(
     args: Value,
     cancel: CancellationToken,
 ) -> Result<Outcome, SessionError> {
-    let registry = &t.inner.registry;
+    let tools = &t.tools;
     // Badly formed arguments fail at once: nobody is asked to approve a call
     // that cannot run.
-    if registry.contains(name)
-        && let Err(e) = registry.check_args(name, &args)
+    if tools.contains(name)
+        && let Err(e) = tools.check_args(name, &args)
     {
         return Ok(Outcome::Failed(e.to_string()));
     }
@@ -190,9 +180,9 @@ pub(crate) async fn execute(
         agent_id: t.session.agent_id.clone(),
         tool_call_id: id.to_string(),
         name: name.to_string(),
-        category: registry.category_of(name),
-        source: registry.contains(name).then(|| REGISTRY_SOURCE.to_string()),
-        path: registry.target_path(name, &args),
+        category: tools.category_of(name),
+        source: tools.source_of(name),
+        path: tools.target_path(name, &args),
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
     };
@@ -283,14 +273,14 @@ pub(crate) async fn apply_verdict(
     })
 }
 
-/// Runs an allowed call through the registry, stoppable by `cancel`.
+/// Runs an allowed call through the round's tool set, stoppable by `cancel`.
 pub(crate) async fn run_tool(
     t: &Turn<'_>,
     name: &str,
     args: Value,
     cancel: CancellationToken,
 ) -> Outcome {
-    let Some(exec) = t.inner.registry.run(name, args) else {
+    let Some(exec) = t.tools.run(name, args) else {
         return Outcome::Failed(notes::unknown_tool(name, &available(t)));
     };
     match drive_execution(exec.as_ref(), cancel).await {

@@ -10,18 +10,18 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::StreamExt;
-use serde_json::Value;
 use skald_core_api::{BoxFuture, CancellationToken, MAX_LABEL_SHORT, truncate_label};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
     FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
 };
-use skald_tools::{ToolDiscovery, ToolRegistry};
+use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
 use crate::agent::{DEFAULT_AGENT, load_system_prompt};
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::gate::{AllowAll, ApprovalGate};
+use crate::interface::{FrameContext, InterfaceTools};
 use crate::known_tools::StoreKnownTools;
 use crate::provider::{ProviderResolver, ResolvedModel};
 use crate::resume::{ResumeReport, resume_session};
@@ -84,12 +84,52 @@ pub(crate) struct Inner {
     pub gate: Arc<dyn ApprovalGate>,
     pub agents_dir: PathBuf,
     pub config: HandlerConfig,
-    /// Root definitions without the lazy Config group (built once: the
-    /// registry never changes after construction).
-    pub base_defs: Vec<Value>,
-    /// The Config group, offered once the session was granted `config`.
-    pub config_defs: Vec<Value>,
+    /// Factories of the session's InterfaceTools, built per frame.
+    pub interface: Vec<Arc<dyn InterfaceTools>>,
+    /// Further sources of every round (MCP), after the registry.
+    pub sources: Vec<Arc<dyn ToolSource>>,
     active: Mutex<HashMap<String, CancellationToken>>,
+}
+
+/// What a handler is built from.
+struct Parts {
+    store: Store,
+    registry: Arc<ToolRegistry>,
+    providers: Arc<dyn ProviderResolver>,
+    agents_dir: PathBuf,
+    gate: Arc<dyn ApprovalGate>,
+    config: HandlerConfig,
+    interface: Vec<Arc<dyn InterfaceTools>>,
+    sources: Vec<Arc<dyn ToolSource>>,
+}
+
+impl Inner {
+    /// The tools of a frame's round: the registry, the other sources, then
+    /// the InterfaceTools built for the frame.
+    pub(crate) fn toolset(&self, session: &SessionRow, frame_id: i64, depth: u32, workdir: &std::path::Path) -> ToolSet {
+        let mut set = ToolSet::new();
+        set.add_source(self.registry.as_ref());
+        for s in &self.sources {
+            set.add_source(s.as_ref());
+        }
+        if !self.interface.is_empty() {
+            let frame = FrameContext {
+                session_id: session.id.clone(),
+                frame_id,
+                agent_id: session.agent_id.clone(),
+                depth,
+                working_dir: workdir.to_path_buf(),
+                run_context: session.run_context.clone(),
+                store: self.store.clone(),
+            };
+            for f in &self.interface {
+                for tool in f.build(&frame) {
+                    set.add(tool, skald_tools::source::SYNTHETIC);
+                }
+            }
+        }
+        set
+    }
 }
 
 /// The session driver. Cheap to clone; clones share everything.
@@ -150,36 +190,41 @@ impl ChatSessionHandler {
 
     /// Replaces the approval gate. Call before sharing the handler.
     pub fn with_gate(self, gate: Arc<dyn ApprovalGate>) -> Self {
-        let i = self.into_parts();
-        Self::build(i.0, i.1, i.2, i.3, gate, i.5)
+        self.rebuilt(|i| i.gate = gate)
     }
 
     /// Replaces the config. Call before sharing the handler.
     pub fn with_config(self, config: HandlerConfig) -> Self {
-        let i = self.into_parts();
-        Self::build(i.0, i.1, i.2, i.3, i.4, config)
+        self.rebuilt(|i| i.config = config)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn into_parts(
-        self,
-    ) -> (
-        Store,
-        Arc<ToolRegistry>,
-        Arc<dyn ProviderResolver>,
-        PathBuf,
-        Arc<dyn ApprovalGate>,
-        HandlerConfig,
-    ) {
+    /// Adds a kind of InterfaceTool: every frame's tools include what
+    /// `tools` builds for it. Call before sharing the handler.
+    pub fn with_interface_tools(self, tools: Arc<dyn InterfaceTools>) -> Self {
+        self.rebuilt(|i| i.interface.push(tools))
+    }
+
+    /// Adds a source every round draws from after the registry (MCP).
+    /// Call before sharing the handler.
+    pub fn with_tool_source(self, source: Arc<dyn ToolSource>) -> Self {
+        self.rebuilt(|i| i.sources.push(source))
+    }
+
+    /// A handler with `change` applied to a copy of this one's parts.
+    fn rebuilt(self, change: impl FnOnce(&mut Parts)) -> Self {
         let i = &self.inner;
-        (
-            i.store.clone(),
-            i.registry.clone(),
-            i.providers.clone(),
-            i.agents_dir.clone(),
-            i.gate.clone(),
-            i.config.clone(),
-        )
+        let mut parts = Parts {
+            store: i.store.clone(),
+            registry: i.registry.clone(),
+            providers: i.providers.clone(),
+            agents_dir: i.agents_dir.clone(),
+            gate: i.gate.clone(),
+            config: i.config.clone(),
+            interface: i.interface.clone(),
+            sources: i.sources.clone(),
+        };
+        change(&mut parts);
+        Self::from_parts(parts)
     }
 
     fn build(
@@ -190,11 +235,34 @@ impl ChatSessionHandler {
         gate: Arc<dyn ApprovalGate>,
         config: HandlerConfig,
     ) -> Self {
+        Self::from_parts(Parts {
+            store,
+            registry,
+            providers,
+            agents_dir,
+            gate,
+            config,
+            interface: Vec::new(),
+            sources: Vec::new(),
+        })
+    }
+
+    fn from_parts(p: Parts) -> Self {
+        let Parts {
+            store,
+            registry,
+            providers,
+            agents_dir,
+            gate,
+            config,
+            interface,
+            sources,
+        } = p;
         let discovery = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
         Self {
             inner: Arc::new(Inner {
-                base_defs: registry.openai_definitions_excluding_config(),
-                config_defs: registry.openai_definitions_config_only(),
+                interface,
+                sources,
                 store,
                 registry,
                 discovery,
@@ -369,6 +437,7 @@ impl ChatSessionHandler {
             session: &session,
             frame_id: frame.id,
             workdir: &workdir,
+            tools: self.inner.toolset(&session, frame.id, frame_depth(&frame), &workdir),
             system: "",
             model: None,
             sink: &sink,
@@ -562,6 +631,9 @@ impl ChatSessionHandler {
             session: &p.session,
             frame_id: p.frame.id,
             workdir: &p.workdir,
+            tools: self
+                .inner
+                .toolset(&p.session, p.frame.id, frame_depth(&p.frame), &p.workdir),
             system: &p.system,
             model: Some(&p.model),
             sink,
@@ -601,4 +673,9 @@ mod tests {
         send(h.create_session(SessionParams::default()));
         send(h.history("s"));
     }
+}
+
+/// A frame's depth as the tool audience counts it.
+pub(crate) fn frame_depth(frame: &StackFrameRow) -> u32 {
+    u32::try_from(frame.depth).unwrap_or(0)
 }

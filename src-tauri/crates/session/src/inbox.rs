@@ -48,7 +48,7 @@ impl ChatSessionHandler {
                 session_id: row.session_id.clone(),
                 session_title: title,
                 request: with_display_base(base.as_deref(), || {
-                    request_of_row(&self.inner.registry, &row)
+                    request_of_row(self.inner.registry.as_ref(), &row)
                 }),
                 created_at: row.created_at,
                 live,
@@ -123,6 +123,12 @@ impl ChatSessionHandler {
                     session: &session,
                     frame_id: frame.id,
                     workdir: &workdir,
+                    tools: self.inner.toolset(
+                        &session,
+                        frame.id,
+                        crate::handler::frame_depth(&frame),
+                        &workdir,
+                    ),
                     system: "",
                     model: None,
                     sink,

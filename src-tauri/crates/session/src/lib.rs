@@ -18,6 +18,7 @@ mod gate;
 mod handler;
 mod ids;
 mod inbox;
+mod interface;
 mod known_tools;
 pub mod notes;
 mod provider;
@@ -32,6 +33,7 @@ pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap}
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
+pub use interface::{FrameContext, InterfaceTools};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};

@@ -158,7 +158,7 @@ async fn resume_row(
 ) -> Result<Outcome, SessionError> {
     let args = arguments_value(&row.arguments);
     emit_start(t, &row.id, &row.name, args.clone());
-    match t.inner.registry.restart_hint(&row.name) {
+    match t.tools.restart_hint(&row.name) {
         Some(RestartHint::Rerun) => {
             report.rerun.push(row.id.clone());
             if row.status == ToolCallStatus::Pending {

@@ -73,8 +73,16 @@ impl ChatSessionHandler {
         let rows = store.history().list_for_session(session_id).await?;
         let calls = store.tool_calls().list_for_session(session_id).await?;
         let base = session_workdir(&session).ok();
+        // The session's tools label its cards (an InterfaceTool's own
+        // describe), as they did live.
+        let labels = self.inner.toolset(
+            &session,
+            0,
+            0,
+            base.as_deref().unwrap_or_else(|| std::path::Path::new("/")),
+        );
         Ok(with_display_base(base.as_deref(), || {
-            chat_messages(&self.inner.registry, &rows, &calls)
+            chat_messages(&labels, &rows, &calls)
         }))
     }
 }

@@ -17,7 +17,9 @@ use skald_llm::{
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{NewMessage, Role, SessionRow};
+use skald_core_api::ToolDef;
 use skald_tools::tool_names as tn;
+use skald_tools::{Audience, ToolSet};
 
 use crate::approval::awaits_approval;
 use crate::assemble::{to_messages_awaiting, tool_calls_json};
@@ -28,8 +30,6 @@ use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
 use crate::provider::ResolvedModel;
 
-/// Where the tool definitions come from, for `known_tools.source`.
-const TOOL_SOURCE: &str = "builtin";
 
 /// One turn's context, borrowed for its duration.
 pub(crate) struct Turn<'a> {
@@ -37,6 +37,8 @@ pub(crate) struct Turn<'a> {
     pub session: &'a SessionRow,
     pub frame_id: i64,
     pub workdir: &'a Path,
+    /// The tools of this turn's frame: what is offered and what runs.
+    pub tools: ToolSet,
     pub system: &'a str,
     /// `None` when only resuming tools (no LLM round).
     pub model: Option<&'a ResolvedModel>,
@@ -74,8 +76,9 @@ pub(crate) async fn run_rounds(
             return Ok(TurnOutcome::Cancelled);
         }
         let request = assemble(t, model).await?;
-        // Recorded off the critical path; only new names reach the DB.
-        drop(t.inner.discovery.observe(&request.tools, TOOL_SOURCE));
+        // Recorded off the critical path, each under its own source; only
+        // new names reach the DB.
+        observe_offered(t, &request.tools);
 
         let response = match stream_response(t, model, &request, cancel.clone()).await {
             Streamed::Complete(r) => r,
@@ -135,17 +138,26 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         .filter(awaits_approval)
         .map(|r| r.id)
         .collect();
-    let mut tools: Vec<Value> = t.inner.base_defs.clone();
-    if !t.inner.config_defs.is_empty()
-        && store
-            .grants()
-            .list_session(t.session_id())
-            .await?
-            .iter()
-            .any(|g| g == tn::CONFIG_GROUP)
-    {
-        tools.extend(t.inner.config_defs.iter().cloned());
-    }
+    let config_granted = store
+        .grants()
+        .list_session(t.session_id())
+        .await?
+        .iter()
+        .any(|g| g == tn::CONFIG_GROUP);
+    let depth = store
+        .stack()
+        .get(t.frame_id)
+        .await?
+        .map_or(0, |f| crate::handler::frame_depth(&f));
+    let tools: Vec<Value> = t
+        .tools
+        .definitions(Audience {
+            depth,
+            config_granted,
+        })
+        .iter()
+        .map(ToolDef::to_openai)
+        .collect();
     // A tool the session's group denies by name is not offered (the lazy
     // config group included); MCP tools always are.
     let tools = t.inner.gate.visible_tools(t.session_id(), tools).await;
@@ -157,6 +169,20 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         max_tokens: None,
         temperature: None,
     })
+}
+
+/// Taps the assembled definitions for `known_tools`, grouped by source.
+fn observe_offered(t: &Turn<'_>, defs: &[Value]) {
+    let mut by_source: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for d in defs {
+        let source = ToolDef::from_openai(d)
+            .and_then(|def| t.tools.source_of(&def.name))
+            .unwrap_or_else(|| skald_tools::source::BUILTIN.to_string());
+        by_source.entry(source).or_default().push(d.clone());
+    }
+    for (source, defs) in by_source {
+        drop(t.inner.discovery.observe(&defs, &source));
+    }
 }
 
 /// Streams one response, emitting deltas; `/stop` drops the stream (which

@@ -21,4 +21,4 @@ pub use builtin::{BuiltinDeps, builtin_registry};
 pub use catalog::{McpToolSource, ToolCatalog, synthetic_tools};
 pub use discovery::{DiscoveredTool, KnownToolsSink, ToolDiscovery};
 pub use registry::ToolRegistry;
-pub use toolset::{Audience, ToolSet, ToolSource, source};
+pub use toolset::{Audience, CallLabels, ToolSet, ToolSource, source};

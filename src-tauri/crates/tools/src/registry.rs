@@ -170,32 +170,47 @@ impl ToolRegistry {
 
     /// A human label for any call, registry or not, within the length's limit.
     pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
-        let label = if let Some(tool) = self.tools.get(name) {
-            tool.describe(args, length)
-        } else if name == tn::SHOW_FILE_TO_USER {
-            match str_arg(args, "path") {
-                Some(p) => format!("{name} `{p}`"),
-                None => name.to_string(),
-            }
-        } else if name == tn::EXECUTE_TASK || name == tn::EXECUTE_SUBTASK || name == tn::RUN_SUBTASK
-        {
-            describe_sub_agent_call(name, args)
-        } else {
-            name.to_string()
-        };
-        truncate_label(&label, length.max_chars())
+        match self.tools.get(name) {
+            Some(tool) => truncate_label(&tool.describe(args, length), length.max_chars()),
+            None => describe_not_offered(name, args, length),
+        }
     }
 
     /// The single viewable file a call acts on, if any.
     pub fn target_path(&self, name: &str, args: &Value) -> Option<String> {
-        if let Some(tool) = self.tools.get(name) {
-            return tool.target_path(args);
+        match self.tools.get(name) {
+            Some(tool) => tool.target_path(args),
+            None => target_not_offered(name, args),
         }
-        if name == tn::SHOW_FILE_TO_USER {
-            return str_arg(args, "path").map(str::to_string);
-        }
-        None
     }
+}
+
+/// The label of a call to a tool no source offers now (a stored call of a
+/// tool since removed, or of a synthetic tool this build does not offer):
+/// what its arguments tell, else its name.
+pub(crate) fn describe_not_offered(
+    name: &str,
+    args: &Value,
+    length: ToolDescriptionLength,
+) -> String {
+    let label = if name == tn::SHOW_FILE_TO_USER {
+        match str_arg(args, "path") {
+            Some(p) => format!("{name} `{p}`"),
+            None => name.to_string(),
+        }
+    } else if name == tn::EXECUTE_TASK || name == tn::EXECUTE_SUBTASK || name == tn::RUN_SUBTASK {
+        describe_sub_agent_call(name, args)
+    } else {
+        name.to_string()
+    };
+    truncate_label(&label, length.max_chars())
+}
+
+/// The viewable file of a call to a tool no source offers now.
+pub(crate) fn target_not_offered(name: &str, args: &Value) -> Option<String> {
+    (name == tn::SHOW_FILE_TO_USER)
+        .then(|| str_arg(args, "path").map(str::to_string))
+        .flatten()
 }
 
 fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {

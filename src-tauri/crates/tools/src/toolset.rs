@@ -17,6 +17,7 @@ use skald_core_api::{
 };
 
 use crate::ToolRegistry;
+use crate::registry::{describe_not_offered, target_not_offered};
 
 /// Where a tool of the set comes from (`known_tools.source`, rule filters).
 pub mod source {
@@ -40,6 +41,32 @@ impl ToolSource for ToolRegistry {
 
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.all()
+    }
+}
+
+/// Labels and the viewable path of a call: what a card needs, from a
+/// round's [`ToolSet`] or, where no round runs (history, the Inbox), the
+/// registry.
+pub trait CallLabels {
+    fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String;
+    fn target_path(&self, name: &str, args: &Value) -> Option<String>;
+}
+
+impl CallLabels for ToolRegistry {
+    fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
+        ToolRegistry::describe_call(self, name, args, length)
+    }
+    fn target_path(&self, name: &str, args: &Value) -> Option<String> {
+        ToolRegistry::target_path(self, name, args)
+    }
+}
+
+impl CallLabels for ToolSet {
+    fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
+        ToolSet::describe_call(self, name, args, length)
+    }
+    fn target_path(&self, name: &str, args: &Value) -> Option<String> {
+        ToolSet::target_path(self, name, args)
     }
 }
 
@@ -185,27 +212,21 @@ impl ToolSet {
         }
     }
 
-    /// The label of any call: the tool's own `describe`, or the registry's
-    /// labels for tools not offered this round (history of a tool since
-    /// removed), else the name.
-    pub fn describe_call(
-        &self,
-        fallback: &ToolRegistry,
-        name: &str,
-        args: &Value,
-        length: ToolDescriptionLength,
-    ) -> String {
+    /// The label of any call: the tool's own `describe`, or what the
+    /// arguments tell for a tool not offered this round (history of a tool
+    /// since removed), else the name.
+    pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
         match self.get(name) {
             Some(t) => truncate_label(&t.describe(args, length), length.max_chars()),
-            None => fallback.describe_call(name, args, length),
+            None => describe_not_offered(name, args, length),
         }
     }
 
     /// The single viewable file a call acts on, if any.
-    pub fn target_path(&self, fallback: &ToolRegistry, name: &str, args: &Value) -> Option<String> {
+    pub fn target_path(&self, name: &str, args: &Value) -> Option<String> {
         match self.get(name) {
             Some(t) => t.target_path(args),
-            None => fallback.target_path(name, args),
+            None => target_not_offered(name, args),
         }
     }
 }

@@ -110,13 +110,10 @@ async fn a_session_tool_is_offered_dispatched_labelled_and_gated_like_a_builtin(
     assert_eq!(set.category_of("note"), Some(ToolCategory::Introspection));
     assert!(set.traits_of("note").reads_files);
     assert_eq!(
-        set.describe_call(&registry, "note", &args, ToolDescriptionLength::Short),
+        set.describe_call("note", &args, ToolDescriptionLength::Short),
         "note `a.md`"
     );
-    assert_eq!(
-        set.target_path(&registry, "note", &args).as_deref(),
-        Some("a.md")
-    );
+    assert_eq!(set.target_path("note", &args).as_deref(), Some("a.md"));
     let exec = set.run("note", args).unwrap();
     let out = skald_core_api::drive_execution(exec.as_ref(), Default::default()).await;
     assert_eq!(

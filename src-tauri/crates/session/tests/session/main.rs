@@ -9,6 +9,7 @@ mod common;
 mod crash;
 mod discovery;
 mod driver;
+mod interface;
 mod providers;
 mod resume;
 mod snapshots;
