@@ -18,6 +18,7 @@ use skald_store::{
 use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
 use crate::agent::{DEFAULT_AGENT, load_system_prompt};
+use crate::bus::{Attached, SessionBus};
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::gate::{AllowAll, ApprovalGate};
@@ -88,6 +89,8 @@ pub(crate) struct Inner {
     pub interface: Vec<Arc<dyn InterfaceTools>>,
     /// Further sources of every round (MCP), after the registry.
     pub sources: Vec<Arc<dyn ToolSource>>,
+    /// Every turn's events, for any window that follows the session.
+    pub bus: SessionBus,
     active: Mutex<HashMap<String, CancellationToken>>,
 }
 
@@ -106,7 +109,13 @@ struct Parts {
 impl Inner {
     /// The tools of a frame's round: the registry, the other sources, then
     /// the InterfaceTools built for the frame.
-    pub(crate) fn toolset(&self, session: &SessionRow, frame_id: i64, depth: u32, workdir: &std::path::Path) -> ToolSet {
+    pub(crate) fn toolset(
+        &self,
+        session: &SessionRow,
+        frame_id: i64,
+        depth: u32,
+        workdir: &std::path::Path,
+    ) -> ToolSet {
         let mut set = ToolSet::new();
         set.add_source(self.registry.as_ref());
         for s in &self.sources {
@@ -261,6 +270,7 @@ impl ChatSessionHandler {
         let discovery = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
         Self {
             inner: Arc::new(Inner {
+                bus: SessionBus::default(),
                 interface,
                 sources,
                 store,
@@ -285,6 +295,18 @@ impl ChatSessionHandler {
 
     pub fn config(&self) -> &HandlerConfig {
         &self.inner.config
+    }
+
+    /// Follows a session from any window: its running turn's events so
+    /// far, then every event live (of every session; filter by id).
+    pub fn attach(&self, session_id: &str) -> Attached {
+        self.inner.bus.attach(session_id)
+    }
+
+    /// Every event of every session from now on (tray, Inbox, windows that
+    /// follow background work).
+    pub fn subscribe_all(&self) -> tokio::sync::broadcast::Receiver<SessionEvent> {
+        self.inner.bus.subscribe()
     }
 
     // Turns ---------------------------------------------------------------
@@ -343,7 +365,7 @@ impl ChatSessionHandler {
         let slot = self.claim(session_id)?;
         let prepared = self.prepare(session_id, options.model.as_deref()).await?;
         let turn = self.turn(&prepared, &sink);
-        sink.emit(SessionEvent::TurnStarted {
+        turn.emit(SessionEvent::TurnStarted {
             session_id: session_id.to_string(),
         });
         let result = self
@@ -413,7 +435,7 @@ impl ChatSessionHandler {
         if let Err(e) = store.sessions().touch(turn.session_id()).await {
             tracing::warn!(error = %e, "cannot touch the session");
         }
-        turn.sink.emit(SessionEvent::TurnEnded {
+        turn.emit(SessionEvent::TurnEnded {
             session_id: turn.session_id().to_string(),
             outcome: outcome.clone(),
         });
@@ -437,7 +459,9 @@ impl ChatSessionHandler {
             session: &session,
             frame_id: frame.id,
             workdir: &workdir,
-            tools: self.inner.toolset(&session, frame.id, frame_depth(&frame), &workdir),
+            tools: self
+                .inner
+                .toolset(&session, frame.id, frame_depth(&frame), &workdir),
             system: "",
             model: None,
             sink: &sink,
@@ -537,7 +561,7 @@ impl ChatSessionHandler {
             }
         };
         let turn = self.turn(&prepared, sink);
-        sink.emit(SessionEvent::TurnStarted {
+        turn.emit(SessionEvent::TurnStarted {
             session_id: session_id.to_string(),
         });
         let cancel = slot.token.clone();
@@ -657,6 +681,11 @@ fn with_extra_prompt(system: String, session: &SessionRow) -> String {
     }
 }
 
+/// A frame's depth as the tool audience counts it.
+pub(crate) fn frame_depth(frame: &StackFrameRow) -> u32 {
+    u32::try_from(frame.depth).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -673,9 +702,4 @@ mod tests {
         send(h.create_session(SessionParams::default()));
         send(h.history("s"));
     }
-}
-
-/// A frame's depth as the tool audience counts it.
-pub(crate) fn frame_depth(frame: &StackFrameRow) -> u32 {
-    u32::try_from(frame.depth).unwrap_or(0)
 }

@@ -140,7 +140,7 @@ impl ChatSessionHandler {
                 .stack()
                 .set_status(turn.frame_id, FrameStatus::Active)
                 .await?;
-            sink.emit(SessionEvent::TurnStarted {
+            turn.emit(SessionEvent::TurnStarted {
                 session_id: row.session_id.clone(),
             });
         }

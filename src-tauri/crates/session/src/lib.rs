@@ -11,6 +11,7 @@
 mod agent;
 mod approval;
 mod assemble;
+mod bus;
 mod calls;
 mod error;
 mod events;
@@ -30,11 +31,12 @@ mod turn;
 
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
+pub use bus::{Attached, SessionBus, session_of};
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
-pub use interface::{FrameContext, InterfaceTools};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
+pub use interface::{FrameContext, InterfaceTools};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

@@ -12,12 +12,12 @@ use std::path::Path;
 use futures_util::StreamExt;
 use serde_json::Value;
 use skald_core_api::CancellationToken;
+use skald_core_api::ToolDef;
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{NewMessage, Role, SessionRow};
-use skald_core_api::ToolDef;
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
@@ -29,7 +29,6 @@ use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
 use crate::provider::ResolvedModel;
-
 
 /// One turn's context, borrowed for its duration.
 pub(crate) struct Turn<'a> {
@@ -50,7 +49,9 @@ impl Turn<'_> {
         &self.session.id
     }
 
+    /// To the starter's sink and the session-wide bus.
     pub fn emit(&self, event: SessionEvent) {
+        self.inner.bus.publish(&event);
         self.sink.emit(event);
     }
 }

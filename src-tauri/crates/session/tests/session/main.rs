@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod attach;
 mod common;
 mod crash;
 mod discovery;
