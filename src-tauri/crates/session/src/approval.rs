@@ -35,9 +35,9 @@ use skald_approval::{
 use skald_core_api::{BoxFuture, ToolDescriptionLength};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
-use skald_tools::{CallLabels, ToolRegistry};
 use skald_tools::fs::with_display_base;
 use skald_tools::tool_names as tn;
+use skald_tools::{CallLabels, ToolRegistry};
 use tokio::sync::{oneshot, watch};
 
 use crate::assemble::arguments_value;

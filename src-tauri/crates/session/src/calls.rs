@@ -144,18 +144,10 @@ pub(crate) fn emit_start(t: &Turn<'_>, id: &str, name: &str, arguments: Value) {
     t.emit(SessionEvent::ToolStart {
         session_id: t.session_id().to_string(),
         call: with_display_base(Some(t.workdir), || {
-            view(
-                &t.tools,
-                id,
-                name,
-                arguments,
-                ToolCallStatus::Running,
-                None,
-            )
+            view(&t.tools, id, name, arguments, ToolCallStatus::Running, None)
         }),
     });
 }
-
 
 /// The argument check, the gate, then the execution, raced against `cancel`
 /// throughout.

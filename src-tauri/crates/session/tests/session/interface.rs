@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolResult, TypedTool,
-};
+use skald_core_api::{BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolResult, TypedTool};
 use skald_llm::{ScriptedTurn, StopReason};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::{
@@ -74,7 +72,9 @@ async fn an_interface_tool_is_offered_called_gated_and_labelled() {
         ScriptedTurn::new()
             .tool_call(0, "c1", "pin_file", r#"{"path": "notes.md"}"#)
             .done(StopReason::ToolUse),
-        ScriptedTurn::new().text("Pinned.").done(StopReason::EndTurn),
+        ScriptedTurn::new()
+            .text("Pinned.")
+            .done(StopReason::EndTurn),
     ])
     .await;
     let gate = Arc::new(SeeingGate::default());
