@@ -9,7 +9,7 @@ use skald_core_api::{
     CancellationToken, ExecutionOutcome, RestartHint, Tool, ToolCategory, ToolDescriptionLength,
     ToolError, drive_execution,
 };
-use skald_tools::exec::{ExecuteCmd, OUTPUT_LIMIT_BYTES, live_group_members};
+use skald_tools::exec::{ExecuteCmd, OUTPUT_LIMIT_BYTES, live_group_members, processes_running};
 use skald_tools::tool_names as tn;
 
 async fn run(args: Value) -> Result<String, ToolError> {
@@ -51,6 +51,33 @@ async fn wait_for_sleeps(dir: &Path, sleeps: usize) -> i32 {
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+/// The output and the status line (without brackets).
+fn split_status(out: &str) -> (&str, &str) {
+    let at = out
+        .rfind('[')
+        .unwrap_or_else(|| panic!("no status line: {out}"));
+    let status = out[at..]
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'));
+    (
+        &out[..at],
+        status.unwrap_or_else(|| panic!("bad status line: {out}")),
+    )
+}
+
+/// `status` is `<prefix>N <noun>` with N ≥ 1 and names no survivor.
+fn assert_killed_all(status: &str, prefix: &str, noun: &str) {
+    let rest = status
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("{status:?} does not start with {prefix:?}"));
+    let (n, tail) = rest
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("no count in {status:?}"));
+    let n: usize = n.parse().unwrap_or_else(|e| panic!("{status:?}: {e}"));
+    assert!(n >= 1, "{status}");
+    assert_eq!(tail, noun, "{status}");
 }
 
 /// Waits (up to `limit`) until no live process is left in `pgid`.
@@ -174,7 +201,9 @@ async fn timeout_kills_the_group_after_about_a_second() {
     let took = start.elapsed();
     assert!(took >= Duration::from_secs(1), "{took:?}");
     assert!(took < Duration::from_secs(4), "{took:?}");
-    assert_eq!(out, "started\n[timed out after 1 s; process group killed]");
+    let (out, status) = split_status(&out);
+    assert_eq!(out, "started\n");
+    assert_killed_all(status, "timed out after 1 s; killed ", "processes");
     assert_group_gone(read_pgid(dir.path()), Duration::from_secs(2)).await;
 }
 
@@ -244,7 +273,8 @@ async fn background_job_holding_the_output_is_killed_after_the_shell_exits() {
     assert!(start.elapsed() < Duration::from_secs(3));
     assert_eq!(
         out,
-        "started\n[exit code: 0; background processes still holding the output open were killed]"
+        "started\n[exit code: 0; the output was still open after the shell exited: killed 1 \
+         background process]"
     );
     assert_group_gone(read_pgid(dir.path()), Duration::from_secs(2)).await;
 }
@@ -257,9 +287,16 @@ async fn background_job_with_redirected_output_keeps_running() {
         &format!("{RECORD_PGID}; sleep 100 > /dev/null 2>&1 & echo started"),
     )
     .await;
-    assert_eq!(out, "started\n[exit code: 0]");
     let pgid = read_pgid(dir.path());
-    assert!(!live_group_members(pgid).is_empty());
+    let left = live_group_members(pgid);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(
+        out,
+        format!(
+            "started\n[exit code: 0; left running in the background: pid {} `sleep 100`]",
+            left[0]
+        )
+    );
     let _ = nix::sys::signal::killpg(
         nix::unistd::Pid::from_raw(pgid),
         nix::sys::signal::Signal::SIGKILL,
@@ -421,5 +458,297 @@ fn definition() {
     assert_eq!(
         registry.restart_hint(tn::EXECUTE_CMD),
         Some(RestartHint::Reask)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Escapes from the process group: `setsid`, double forks, daemons, nohup.
+// Each test gives its sleeps a unique duration (`3001.<test pid>`), finds them
+// by their exact command line, and kills whatever is left even when failing.
+
+/// A sleep duration no other test process uses: about 50 minutes.
+fn unique(k: u32) -> String {
+    format!("{}.{}", 3000 + k, std::process::id())
+}
+
+fn sleeping(n: &str) -> Vec<i32> {
+    processes_running(&["sleep", n])
+}
+
+/// Kills every `sleep <n>` on drop: nothing outlives a test, pass or fail.
+struct Reaper(Vec<String>);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for n in &self.0 {
+            for pid in sleeping(n) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}
+
+fn reaper(ns: &[&String]) -> Reaper {
+    Reaper(ns.iter().map(|s| s.to_string()).collect())
+}
+
+/// Waits until every `sleep <n>` is gone (up to 3 s); the survivors otherwise.
+async fn assert_no_sleep_survives(ns: &[&String]) {
+    let start = Instant::now();
+    loop {
+        let left: Vec<(String, Vec<i32>)> = ns
+            .iter()
+            .map(|n| (n.to_string(), sleeping(n)))
+            .filter(|(_, p)| !p.is_empty())
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "still running: {left:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Both ways a command is contained: its own cgroup where this machine
+/// allows it, and process group + environment tag + output pipe without.
+fn tools() -> [(&'static str, ExecuteCmd); 2] {
+    [
+        ("cgroup", ExecuteCmd::new()),
+        ("no cgroup", ExecuteCmd::without_cgroup()),
+    ]
+}
+
+async fn run_with(tool: &ExecuteCmd, dir: &Path, command: &str) -> String {
+    tool.execute_async(json!({"command": command, "workdir": dir}))
+        .await
+        .unwrap_or_else(|e| panic!("`{command}` failed: {e}"))
+}
+
+#[tokio::test]
+async fn a_setsid_job_holding_the_output_is_killed_not_just_claimed() {
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = unique(1);
+        let _r = reaper(&[&n]);
+        let out = run_with(
+            &tool,
+            dir.path(),
+            &format!("setsid sleep {n} & echo started"),
+        )
+        .await;
+        assert_eq!(
+            out,
+            "started\n[exit code: 0; the output was still open after the shell exited: \
+             killed 1 background process]",
+            "{how}"
+        );
+        assert_no_sleep_survives(&[&n]).await;
+    }
+}
+
+#[tokio::test]
+async fn a_double_forked_daemon_and_nohup_are_killed() {
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (unique(2), unique(3));
+        let _r = reaper(&[&a, &b]);
+        let out = run_with(
+            &tool,
+            dir.path(),
+            &format!("( setsid sh -c 'sleep {a} &' & ); nohup sleep {b} & sleep 0.2; echo started"),
+        )
+        .await;
+        let (text, status) = split_status(&out);
+        assert_eq!(text, "started\n", "{how}");
+        assert_killed_all(
+            status,
+            "exit code: 0; the output was still open after the shell exited: killed ",
+            "background processes",
+        );
+        assert_no_sleep_survives(&[&a, &b]).await;
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_kills_what_left_the_group() {
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (unique(4), unique(5));
+        let _r = reaper(&[&a, &b]);
+        let out = tool
+            .execute_async(json!({
+                "command": format!("setsid sleep {a} & ( setsid sh -c 'sleep {b} &' & ); echo started; sleep 30"),
+                "workdir": dir.path(),
+                "timeout": 1,
+            }))
+            .await
+            .unwrap();
+        let (text, status) = split_status(&out);
+        assert_eq!(text, "started\n", "{how}");
+        assert_killed_all(status, "timed out after 1 s; killed ", "processes");
+        assert_no_sleep_survives(&[&a, &b]).await;
+    }
+}
+
+#[tokio::test]
+async fn a_stop_kills_what_left_the_group() {
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (unique(6), unique(7));
+        let _r = reaper(&[&a, &b]);
+        let exec = tool.run(json!({
+            "command": format!("setsid sleep {a} & ( setsid sh -c 'sleep {b} &' & ); sleep 100"),
+            "workdir": dir.path(),
+        }));
+        let cancel = CancellationToken::new();
+        let watcher = async {
+            let start = Instant::now();
+            while sleeping(&a).is_empty() || sleeping(&b).is_empty() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(10),
+                    "{how}: never started"
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            cancel.cancel();
+        };
+        let (outcome, ()) = tokio::join!(drive_execution(exec.as_ref(), cancel.clone()), watcher);
+        assert_eq!(outcome, ExecutionOutcome::Cancelled, "{how}");
+        assert_no_sleep_survives(&[&a, &b]).await;
+    }
+}
+
+#[tokio::test]
+async fn a_job_that_cleared_its_environment_and_holds_the_output_is_killed() {
+    // No tag to find it by: the cgroup holds it, or (without one) the pipe.
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = unique(8);
+        let _r = reaper(&[&n]);
+        let out = run_with(
+            &tool,
+            dir.path(),
+            &format!("setsid env -i sleep {n} & echo started"),
+        )
+        .await;
+        assert!(
+            out.ends_with("killed 1 background process]"),
+            "{how}: {out}"
+        );
+        assert_no_sleep_survives(&[&n]).await;
+    }
+}
+
+#[tokio::test]
+async fn a_detached_setsid_job_is_left_running_and_named() {
+    for (how, tool) in tools() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = unique(9);
+        let _r = reaper(&[&n]);
+        let out = run_with(
+            &tool,
+            dir.path(),
+            &format!("setsid sleep {n} > /dev/null 2>&1 & sleep 0.2; echo started"),
+        )
+        .await;
+        let pids = sleeping(&n);
+        assert_eq!(pids.len(), 1, "{how}: {pids:?}");
+        assert_eq!(
+            out,
+            format!(
+                "started\n[exit code: 0; left running in the background: pid {} `sleep {n}`]",
+                pids[0]
+            ),
+            "{how}"
+        );
+    }
+}
+
+/// Whether this machine lets us make cgroups: a cgroup2 mount and root (a
+/// normal user needs a delegated subtree, which CI does not have).
+fn cgroups_expected() -> bool {
+    let v2 = std::fs::read_to_string("/proc/self/mountinfo")
+        .is_ok_and(|m| m.lines().any(|l| l.contains(" - cgroup2 ")));
+    // The effective uid is the second field of `Uid:`.
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|u| u.split_whitespace().nth(1).map(|e| e == "0"))
+            .unwrap_or(false)
+    });
+    v2 && root
+}
+
+#[tokio::test]
+async fn each_command_gets_its_own_cgroup_which_is_removed_after() {
+    if !cgroups_expected() {
+        eprintln!("skipped: no writable cgroup v2 here (needs a cgroup2 mount and root)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tool = ExecuteCmd::new();
+    let out = run_with(&tool, dir.path(), "grep ^0:: /proc/self/cgroup").await;
+    let path = out
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("0::"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let me = std::process::id();
+    assert!(
+        path.contains(&format!("/skald-{me}/cmd-")),
+        "not in a cgroup of its own: {out}"
+    );
+    // Without: the command shares the host's cgroup.
+    let out = run_with(
+        &ExecuteCmd::without_cgroup(),
+        dir.path(),
+        "grep ^0:: /proc/self/cgroup",
+    )
+    .await;
+    assert!(!out.contains("/skald-"), "{out}");
+    // The finished command's cgroup is gone from the hierarchy.
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let mount = mountinfo
+        .lines()
+        .find(|l| l.contains(" - cgroup2 "))
+        .and_then(|l| l.split_whitespace().nth(4))
+        .unwrap();
+    let dir = Path::new(mount).join(path.trim_start_matches('/'));
+    assert!(dir.parent().unwrap().is_dir(), "{}", dir.display());
+    assert!(!dir.exists(), "{} was not removed", dir.display());
+}
+
+#[tokio::test]
+async fn in_its_cgroup_even_a_job_that_dropped_every_mark_is_found() {
+    // Left its group, cleared its environment, let go of the output: only
+    // the cgroup still knows it. It is left running (the command finished
+    // normally) but named, never silently forgotten.
+    if !cgroups_expected() {
+        eprintln!("skipped: no writable cgroup v2 here (needs a cgroup2 mount and root)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let n = unique(10);
+    let _r = reaper(&[&n]);
+    let out = run_with(
+        &ExecuteCmd::new(),
+        dir.path(),
+        &format!("setsid env -i sleep {n} > /dev/null 2>&1 & sleep 0.2"),
+    )
+    .await;
+    let pids = sleeping(&n);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    assert_eq!(
+        out,
+        format!(
+            "(no output)\n[exit code: 0; left running in the background: pid {} `sleep {n}`]",
+            pids[0]
+        )
     );
 }

@@ -1,5 +1,7 @@
 //! The crash test on the real binary: `skald chat` is SIGKILLed while
-//! `execute_cmd` runs `sleep 30`; `skald resume` on the same DB must not run
+//! `execute_cmd` runs `sleep 30` (and jobs that left its process group with
+//! `setsid` or a double fork: none may outlive the host); `skald resume` on
+//! the same DB must not run
 //! the command again (its restart hint is Reask): the call is recorded as
 //! interrupted, the model is told so, and the turn is answered — with no lost
 //! or duplicated rows. While the first process is still alive, a second
@@ -13,7 +15,7 @@ use serde_json::json;
 use skald_session::notes;
 use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
 use skald_store::Store;
-use skald_tools::exec::live_group_members;
+use skald_tools::exec::{CGROUP_ENV, live_group_members, processes_running};
 
 use crate::{command, stderr};
 
@@ -32,13 +34,139 @@ fn kill_group(pgid: i32) {
         .status();
 }
 
+/// A sleep duration no other test process uses (about 50 minutes), so its
+/// processes can be found by their exact command line.
+fn unique(k: u32) -> String {
+    format!("{}.{}", 3100 + k, std::process::id())
+}
+
+fn sleeping(n: &str) -> Vec<i32> {
+    processes_running(&["sleep", n])
+}
+
+/// Kills every `sleep <n>` on drop: nothing outlives a test, pass or fail.
+struct Reaper(Vec<String>);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for n in &self.0 {
+            for pid in sleeping(n) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
+/// Waits up to `limit` for every `sleep <n>` to be gone; what is left.
+async fn survivors(ns: &[String], limit: Duration) -> Vec<(String, Vec<i32>)> {
+    let start = Instant::now();
+    loop {
+        let left: Vec<(String, Vec<i32>)> = ns
+            .iter()
+            .map(|n| (n.clone(), sleeping(n)))
+            .filter(|(_, p)| !p.is_empty())
+            .collect();
+        if left.is_empty() || start.elapsed() > limit {
+            return left;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn wait_for_sleeps(ns: &[String]) {
+    let start = Instant::now();
+    while ns.iter().any(|n| sleeping(n).is_empty()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command never started its sleeps"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Whether this machine lets Skald make cgroups (a cgroup2 mount and root).
+fn cgroups_expected() -> bool {
+    let v2 = std::fs::read_to_string("/proc/self/mountinfo")
+        .is_ok_and(|m| m.lines().any(|l| l.contains(" - cgroup2 ")));
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|u| u.split_whitespace().nth(1).map(|e| e == "0"))
+            .unwrap_or(false)
+    });
+    v2 && root
+}
+
+/// `skald tool run execute_cmd` is SIGKILLed while its command runs jobs
+/// that left the process group — `setsid`, a double-forked daemon, nohup —
+/// with and without a cgroup: the watchdog must take every one of them down.
+#[tokio::test]
+async fn sigkill_of_skald_leaves_no_escaped_process_behind() {
+    for cgroup in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let work = root.join("w");
+        std::fs::create_dir_all(&work).unwrap();
+        let base = if cgroup { 10 } else { 20 };
+        let mut ns: Vec<String> = (0..3).map(|k| unique(base + k)).collect();
+        let mut command = format!(
+            "setsid sleep {} & ( setsid sh -c 'sleep {} &' & ); nohup sleep {} > /dev/null 2>&1 &",
+            ns[0], ns[1], ns[2]
+        );
+        if cgroup && cgroups_expected() {
+            // No tag, no group, output let go: only the cgroup still holds it.
+            let n = unique(base + 3);
+            command.push_str(&format!(" setsid env -i sleep {n} > /dev/null 2>&1 &"));
+            ns.push(n);
+        }
+        command.push_str(" sleep 100");
+        let _reaper = Reaper(ns.clone());
+        let mut c = crate::command(&root.join("data"));
+        if !cgroup {
+            c.env(CGROUP_ENV, "off");
+        }
+        let mut child = c
+            .args([
+                "tool",
+                "run",
+                "execute_cmd",
+                &json!({ "command": command }).to_string(),
+                "--workdir",
+                work.to_str().unwrap(),
+                "--approve",
+                "yes",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_sleeps(&ns).await;
+        child.kill().unwrap(); // SIGKILL: no destructor runs
+        child.wait().unwrap();
+        let left = survivors(&ns, Duration::from_secs(10)).await;
+        assert!(
+            left.is_empty(),
+            "cgroup {cgroup}: outlived the SIGKILLed host: {left:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let command_line = "echo ran >> runs.txt; echo $$ > pgid.txt; sleep 30";
+    let escaped = [unique(1), unique(2)];
+    let _reaper = Reaper(escaped.to_vec());
+    let command_line = format!(
+        "echo ran >> runs.txt; echo $$ > pgid.txt; setsid sleep {} & \
+         ( setsid sh -c 'sleep {} &' & ); sleep 30",
+        escaped[0], escaped[1]
+    );
     let mock = MockOpenAi::start([
         sse_tool_call(
             "call_cmd",
@@ -71,6 +199,7 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
             .ok()
             .and_then(|s| s.trim().parse::<i32>().ok())
             && !live_group_members(g).is_empty()
+            && escaped.iter().all(|n| !sleeping(n).is_empty())
         {
             break g;
         }
@@ -135,10 +264,15 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let orphans = live_group_members(pgid);
+    let escapees = survivors(&escaped, Duration::from_secs(5)).await;
     kill_group(pgid); // never leave a `sleep 30` behind, even when failing
     assert!(
         orphans.is_empty(),
         "the command outlived its SIGKILLed host: {orphans:?}"
+    );
+    assert!(
+        escapees.is_empty(),
+        "jobs that left the group outlived the SIGKILLed host: {escapees:?}"
     );
 
     let store = Store::open(&data).await.unwrap();
@@ -225,6 +359,56 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
         4
     );
     store.close().await;
+}
+
+/// SIGTERM makes `skald tool run` cancel and exit at once, before its own
+/// SIGKILL follow-up for a command that ignores SIGTERM could run: the
+/// watchdog (deaf to SIGTERM itself) must finish the job.
+#[tokio::test]
+async fn a_command_ignoring_sigterm_dies_with_a_sigtermed_skald() {
+    for cgroup in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let work = root.join("w");
+        std::fs::create_dir_all(&work).unwrap();
+        let base = if cgroup { 30 } else { 40 };
+        let ns: Vec<String> = (0..2).map(|k| unique(base + k)).collect();
+        let _reaper = Reaper(ns.clone());
+        let command = format!("trap '' TERM; sleep {} & sleep {}", ns[0], ns[1]);
+        let mut c = crate::command(&root.join("data"));
+        if !cgroup {
+            c.env(CGROUP_ENV, "off");
+        }
+        let mut child = c
+            .args([
+                "tool",
+                "run",
+                "execute_cmd",
+                &json!({ "command": command }).to_string(),
+                "--workdir",
+                work.to_str().unwrap(),
+                "--approve",
+                "yes",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_sleeps(&ns).await;
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        assert_eq!(exit.code(), Some(1), "cgroup {cgroup}: cancelled");
+        let left = survivors(&ns, Duration::from_secs(10)).await;
+        assert!(
+            left.is_empty(),
+            "cgroup {cgroup}: outlived the stopped host: {left:?}"
+        );
+    }
 }
 
 /// `skald resume` re-runs a re-runnable call that the rules make a person

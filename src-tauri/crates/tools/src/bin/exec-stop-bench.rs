@@ -1,10 +1,15 @@
 //! `exec-stop-bench`: how long a `/stop` takes to clear an `execute_cmd`
 //! process tree from the process table.
 //!
-//! Each run starts `execute_cmd` with `sleep 100 & sleep 100` through
-//! `Tool::run` + `drive_execution`, waits until both sleeps exist, fires the
-//! cancel token and measures until no live (non-zombie) process of the
-//! command's process group is left in `/proc`. Linux only.
+//! Each run starts `execute_cmd` through `Tool::run` + `drive_execution`,
+//! waits until its sleeps exist, fires the cancel token and measures until
+//! none of them is left alive (non-zombie) in `/proc`. Two workloads, each
+//! with a cgroup per command (where this machine allows one) and without:
+//! `group` is `sleep 100 & sleep 100`, all in the process group (comparable
+//! with earlier versions of this benchmark); `escaped` adds a `setsid` sleep
+//! and a double-forked one, which only the cgroup or the environment tag
+//! finds. Linux only. Last, the round trip of `true` per containment (what
+//! the tracking costs a command that ends normally).
 //!
 //! ```sh
 //! CARGO_TARGET_DIR=/root/.cache/skald-target \
@@ -17,17 +22,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use skald_core_api::{CancellationToken, ExecutionOutcome, Tool, drive_execution};
-use skald_tools::exec::{ExecuteCmd, live_group_members};
+use skald_tools::exec::{ExecuteCmd, live_group_members, processes_running};
 
 const DEFAULT_RUNS: usize = 50;
-/// A run that has not cleared the group by then counts as a failure.
+/// A run that has not cleared the tree by then counts as a failure.
 const GIVE_UP: Duration = Duration::from_secs(5);
 
 struct Sample {
-    /// Cancel → no live process of the group left.
+    /// Cancel → no live process of the tree left.
     gone: Duration,
     /// Cancel → `drive_execution` returned.
     returned: Duration,
+}
+
+#[derive(Clone, Copy)]
+enum Workload {
+    Group,
+    Escaped,
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -38,41 +49,100 @@ fn main() -> Result<(), Box<dyn Error>> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let tool = ExecuteCmd::new();
-    let mut samples = Vec::with_capacity(runs);
-    for i in 0..runs {
-        let s = rt.block_on(one_run(&tool))?;
-        eprintln!(
-            "run {:>3}: gone {:>7.2} ms, returned {:>7.2} ms",
-            i + 1,
-            ms(s.gone),
-            ms(s.returned)
+    let cases = [
+        ("group, cgroup", ExecuteCmd::new(), Workload::Group),
+        (
+            "group, no cgroup",
+            ExecuteCmd::without_cgroup(),
+            Workload::Group,
+        ),
+        ("escaped, cgroup", ExecuteCmd::new(), Workload::Escaped),
+        (
+            "escaped, no cgroup",
+            ExecuteCmd::without_cgroup(),
+            Workload::Escaped,
+        ),
+    ];
+    let mut serial = 0u32;
+    for (name, tool, workload) in &cases {
+        let mut samples = Vec::with_capacity(runs);
+        for i in 0..runs {
+            serial += 1;
+            let s = rt.block_on(one_run(tool, *workload, serial))?;
+            eprintln!(
+                "{name} run {:>3}: gone {:>7.2} ms, returned {:>7.2} ms",
+                i + 1,
+                ms(s.gone),
+                ms(s.returned)
+            );
+            samples.push(s);
+        }
+        report(
+            &format!("[{name}] cancel → every process gone from /proc"),
+            samples.iter().map(|s| s.gone),
         );
-        samples.push(s);
+        report(
+            &format!("[{name}] cancel → drive_execution returned"),
+            samples.iter().map(|s| s.returned),
+        );
     }
-    report(
-        "cancel → group gone from /proc",
-        samples.iter().map(|s| s.gone),
-    );
-    report(
-        "cancel → drive_execution returned",
-        samples.iter().map(|s| s.returned),
-    );
+    for (name, tool) in [
+        ("cgroup", ExecuteCmd::new()),
+        ("no cgroup", ExecuteCmd::without_cgroup()),
+    ] {
+        let dir = tempfile::tempdir()?;
+        let mut samples = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let t = Instant::now();
+            let out = rt.block_on(tool.execute_async(json!({
+                "command": "true",
+                "workdir": dir.path(),
+            })))?;
+            samples.push(t.elapsed());
+            if out != "(no output)\n[exit code: 0]" {
+                return Err(format!("unexpected result: {out}").into());
+            }
+        }
+        report(
+            &format!("[{name}] execute_cmd `true` round trip"),
+            samples.into_iter(),
+        );
+    }
     Ok(())
 }
 
-async fn one_run(tool: &ExecuteCmd) -> Result<Sample, Box<dyn Error>> {
+async fn one_run(
+    tool: &ExecuteCmd,
+    workload: Workload,
+    serial: u32,
+) -> Result<Sample, Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
+    // Unique durations find the escaped sleeps by their command line.
+    let pid = std::process::id();
+    let (a, b) = (format!("3001.{pid}{serial}"), format!("3002.{pid}{serial}"));
+    let (command, escaped) = match workload {
+        Workload::Group => (
+            "echo $$ > pgid.txt; sleep 100 & sleep 100".to_string(),
+            vec![],
+        ),
+        Workload::Escaped => (
+            format!(
+                "echo $$ > pgid.txt; sleep 100 & setsid sleep {a} & \
+                 ( setsid sh -c 'sleep {b} &' & ); sleep 100"
+            ),
+            vec![a, b],
+        ),
+    };
     let exec = tool.run(json!({
-        "command": "echo $$ > pgid.txt; sleep 100 & sleep 100",
+        "command": command,
         "workdir": dir.path(),
     }));
     let cancel = CancellationToken::new();
     let stop = async {
-        let pgid = wait_for_sleeps(dir.path()).await?;
+        let pgid = wait_for_sleeps(dir.path(), &escaped).await?;
         let fired = Instant::now();
         cancel.cancel();
-        let gone = tokio::task::spawn_blocking(move || poll_gone(pgid, fired)).await??;
+        let gone = tokio::task::spawn_blocking(move || poll_gone(pgid, &escaped, fired)).await??;
         Ok::<_, Box<dyn Error>>((fired, gone))
     };
     let driven = async {
@@ -90,8 +160,16 @@ async fn one_run(tool: &ExecuteCmd) -> Result<Sample, Box<dyn Error>> {
     })
 }
 
-/// The group id once the command recorded it and both sleeps are running.
-async fn wait_for_sleeps(dir: &Path) -> Result<i32, String> {
+/// Live `sleep <n>` processes for the escaped durations.
+fn escaped_alive(escaped: &[String]) -> usize {
+    escaped
+        .iter()
+        .map(|n| processes_running(&["sleep", n]).len())
+        .sum()
+}
+
+/// The group id once the command recorded it and every sleep is running.
+async fn wait_for_sleeps(dir: &Path, escaped: &[String]) -> Result<i32, String> {
     let start = Instant::now();
     while start.elapsed() < GIVE_UP {
         if let Ok(text) = std::fs::read_to_string(dir.join("pgid.txt"))
@@ -104,7 +182,7 @@ async fn wait_for_sleeps(dir: &Path) -> Result<i32, String> {
                         .is_ok_and(|c| c.trim() == "sleep")
                 })
                 .count();
-            if sleeps >= 2 {
+            if sleeps >= 2 && escaped_alive(escaped) == escaped.len() {
                 return Ok(pgid);
             }
         }
@@ -113,13 +191,15 @@ async fn wait_for_sleeps(dir: &Path) -> Result<i32, String> {
     Err("the sleeps never started".to_string())
 }
 
-fn poll_gone(pgid: i32, fired: Instant) -> Result<Duration, String> {
+fn poll_gone(pgid: i32, escaped: &[String], fired: Instant) -> Result<Duration, String> {
     loop {
-        if live_group_members(pgid).is_empty() {
+        if live_group_members(pgid).is_empty() && escaped_alive(escaped) == 0 {
             return Ok(fired.elapsed());
         }
         if fired.elapsed() > GIVE_UP {
-            return Err(format!("group {pgid} still alive after {GIVE_UP:?}"));
+            return Err(format!(
+                "group {pgid} or sleeps {escaped:?} still alive after {GIVE_UP:?}"
+            ));
         }
         std::thread::sleep(Duration::from_micros(200));
     }

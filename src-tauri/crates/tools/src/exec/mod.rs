@@ -1,13 +1,15 @@
 //! `execute_cmd`: one shell command per call, run with `sh -c` in its own
-//! process group, its stdout and stderr read from one pipe so they interleave
-//! as produced.
+//! process group (and, on Linux where cgroup v2 is writable, its own cgroup),
+//! its stdout and stderr read from one pipe so they interleave as produced.
 //!
 //! Lifecycle (see [`run`]): the call ends when the shell has exited *and* the
 //! output pipe is closed. Timeout, `/stop` (the default
 //! [`SimpleExecution`](skald_core_api::SimpleExecution) drops the work future)
-//! and dropping the future all kill the **whole group** — SIGTERM, then SIGKILL
-//! after a short grace — so background jobs and grandchildren die too. This
-//! module must never leave a process of a stopped call running, and never
+//! and dropping the future all kill **every process of the command** (see
+//! [`tree`]: cgroup, process group, environment tag, output pipe) — SIGTERM,
+//! then SIGKILL after a short grace — so background jobs, `setsid` children
+//! and daemons die too. The status line counts what was killed and names
+//! what survived; it never claims a kill it did not see. This module never
 //! blocks an async thread.
 //!
 //! Outcome: a non-zero exit code, a death by signal and a timeout are all
@@ -15,9 +17,13 @@
 //! bad arguments, a bad working directory or a failure to start the shell are
 //! errors.
 
-mod group;
+mod cgroup;
 mod output;
+mod procs;
 mod run;
+mod spawn;
+mod status;
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,8 +39,10 @@ use skald_core_api::{
 use crate::ToolRegistry;
 use crate::tool_names as tn;
 
-pub use group::live_group_members;
+pub use cgroup::CGROUP_ENV;
 pub use output::{OUTPUT_HEAD_BYTES, OUTPUT_LIMIT_BYTES, OUTPUT_TAIL_BYTES};
+pub use procs::{live_group_members, processes_running};
+pub use tree::TAG_ENV;
 
 /// Timeout when the call gives none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -62,10 +70,23 @@ struct ExecuteCmdInput {
 /// The `execute_cmd` tool.
 pub struct ExecuteCmd {
     description: String,
+    use_cgroup: bool,
 }
 
 impl ExecuteCmd {
+    /// Contains each command in a cgroup of its own where the system allows
+    /// it, unless [`CGROUP_ENV`] is `off`.
     pub fn new() -> Self {
+        Self::with_cgroups(!cgroup::disabled_by_env())
+    }
+
+    /// Process group and environment tag only, never a cgroup: what runs
+    /// where cgroup v2 is missing or not writable.
+    pub fn without_cgroup() -> Self {
+        Self::with_cgroups(false)
+    }
+
+    fn with_cgroups(use_cgroup: bool) -> Self {
         let description = format!(
             "Run a shell command (`sh -c`) and return its stdout and stderr, interleaved as \
              produced, followed by a status line such as `[exit code: 0]`. A non-zero exit code \
@@ -73,7 +94,8 @@ impl ExecuteCmd {
              last 50 KB. The command and every process it started are killed on timeout \
              (default {DEFAULT_TIMEOUT_SECS} s, max {MAX_TIMEOUT_SECS} s) or when the user stops \
              the call; background jobs still writing to the output when the shell exits are \
-             killed too (redirect their output, e.g. `cmd > log 2>&1 &`, to keep them running). \
+             killed too (redirect their output, e.g. `cmd > log 2>&1 &`, to keep them running; \
+             the status line names what was left running). \
              Prefer the dedicated tools to shell equivalents: {read} instead of cat/head/tail, \
              {grep} instead of grep/rg, {list} instead of ls/find, {edit} instead of sed/awk.",
             read = tn::READ_FILE,
@@ -81,7 +103,10 @@ impl ExecuteCmd {
             list = tn::LIST_FILES,
             edit = tn::EDIT_FILE,
         );
-        Self { description }
+        Self {
+            description,
+            use_cgroup,
+        }
     }
 }
 
@@ -154,7 +179,7 @@ impl Tool for ExecuteCmd {
             let input: ExecuteCmdInput = parse_args(tn::EXECUTE_CMD, args)?;
             let timeout = validate(&input)?;
             let dir = working_dir(input.workdir.as_deref()).await?;
-            run::run_shell(&input.command, &dir, timeout).await
+            run::run_shell(&input.command, &dir, timeout, self.use_cgroup).await
         })
     }
 

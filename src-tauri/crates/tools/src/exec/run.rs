@@ -1,63 +1,45 @@
-//! Running one command: spawn, read, wait, end.
-//!
-//! The child is `/bin/sh -c <command>` in a new process group (pgid = its
-//! pid) with stdin at `/dev/null` and stdout *and* stderr on the write end of
-//! one pipe, so the two streams interleave exactly as written.
-//!
-//! A watchdog shares the group: a background `read` on a pipe whose only
-//! write end this process holds. If the host dies in any way — SIGKILL
-//! included, where no destructor runs — the read sees EOF and the watchdog
-//! kills the whole group, so a crashed Skald leaves no orphaned command. A
-//! command that finished normally disarms it by writing `done`. This needs no
-//! `unsafe` (`PR_SET_PDEATHSIG` would, and would reach only the direct child).
+//! Running one command: spawn (see `spawn`), read, wait, end.
 //!
 //! The call ends in one of three ways:
 //!
 //! * **Exited** — the shell exited and the pipe reached EOF: the status line
-//!   is `[exit code: N]` or `[killed by signal N (SIGX)]`. Leftover group
-//!   members that detached their output are left running.
+//!   is `[exit code: N]` or `[killed by signal N (SIGX)]`. Processes that
+//!   detached their output are left running, and the status line names them
+//!   (`; left running in the background: pid N `cmd``).
 //! * **Lingering output** — the shell exited but something it started still
 //!   holds the pipe open (`server &`). Reading to EOF would hang until that
-//!   job ends, so after [`DRAIN_AFTER_EXIT`] the group is killed and the
-//!   status line says so.
-//! * **Timed out** — the group is killed; the status line says
-//!   `[timed out after N s; process group killed]`.
+//!   job ends, so after [`DRAIN_AFTER_EXIT`] every process of the command is
+//!   killed and the status line counts them.
+//! * **Timed out** — every process is killed; the status line says
+//!   `[timed out after N s; killed K processes]`, naming any survivor.
 //!
-//! Dropping the future (a `/stop`) kills the group through [`GroupGuard`].
+//! Dropping the future (a `/stop`) kills them all through [`TreeGuard`].
 
-use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use skald_core_api::{ToolError, ToolResult};
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStdout};
+use tokio::process::ChildStdout;
 use tokio::time::Instant;
 
-use super::group::{GroupGuard, TERM_GRACE};
+use super::cgroup::CommandCgroup;
 use super::output::OutputBuffer;
+use super::spawn::{StartLine, spawn};
+use super::status::{kill_text, left_running_text};
+use super::tree::{KILL_WAIT, KillReport, TERM_GRACE, Tree, TreeGuard};
 use crate::tool_names as tn;
 
 /// How long output is still read after the shell exits before the jobs
 /// holding the pipe open are killed.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(250);
 /// Upper bound for collecting the last output (and reaping the shell) once
-/// the group was killed; only a process that left the group can hold it up.
+/// the kill has begun.
 const FINAL_DRAIN: Duration = Duration::from_millis(500);
 const READ_CHUNK: usize = 64 * 1024;
-const SHELL: &str = "/bin/sh";
-/// What the host writes to disarm the watchdog after a normal exit.
-const DISARM: &[u8] = b"done\n";
-/// Runs as `sh -c WRAPPER skald-exec <command>`: keeps the host's pipe on fd 3
-/// for the watchdog only, gives the command `/dev/null` as stdin, then becomes
-/// the command's shell (same pid, so the group leader stays the shell).
-const WRAPPER: &str = r#"exec 3<&0 </dev/null
-{ read -r state <&3; [ "$state" = done ] || kill -s KILL 0; } >/dev/null 2>&1 &
-exec 3<&-
-exec /bin/sh -c "$1""#;
 
 enum Ending {
     Exited(ExitStatus),
@@ -66,7 +48,13 @@ enum Ending {
 }
 
 /// Runs `command` in `dir` and renders the output and status line.
-pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> ToolResult {
+/// `use_cgroup`: try a cgroup of its own first (Linux, where writable).
+pub(crate) async fn run_shell(
+    command: &str,
+    dir: &Path,
+    timeout: Duration,
+    use_cgroup: bool,
+) -> ToolResult {
     tracing::info!(
         command = %command,
         workdir = %dir.display(),
@@ -74,23 +62,35 @@ pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> T
         "execute_cmd: running shell command"
     );
     let started = Instant::now();
-    let (mut child, mut reader) = spawn(command, dir)?;
-    // Held until the end: its closing (with this process) is the watchdog's cue.
-    let mut watchdog = child.stdin.take();
-    let Some(pid) = child.id() else {
+    let cgroup = if use_cgroup {
+        CommandCgroup::create()
+    } else {
+        None
+    };
+    let cgroup_dir = cgroup.as_ref().map(|c| c.dir().to_path_buf());
+    let tag = super::spawn::new_tag();
+    let spawned = match spawn(command, dir, cgroup_dir.as_deref(), &tag) {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some(cg) = cgroup {
+                cg.discard();
+            }
+            return Err(e);
+        }
+    };
+    let mut child = spawned.child;
+    let mut reader = spawned.output;
+    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    let Some(pgid) = pgid else {
+        // Reaped already (cannot happen before we wait): nothing to track.
         return Err(ToolError::failed(format!(
             "{}: the shell exited before it could be tracked",
             tn::EXECUTE_CMD
         )));
     };
-    let Ok(pgid) = i32::try_from(pid) else {
-        return Err(ToolError::failed(format!(
-            "{}: unexpected pid {pid}",
-            tn::EXECUTE_CMD
-        )));
-    };
-    // From here on, any early return or drop of this future kills the group.
-    let mut group = GroupGuard::new(pgid);
+    // From here on, any early return or drop of this future kills the tree.
+    let mut guard = TreeGuard::new(Tree::new(pgid, cgroup, &tag, spawned.pipe, spawned.disarm));
+    let mut start_line = StartLine::default();
     let mut out = OutputBuffer::default();
     let mut buf = vec![0u8; READ_CHUNK];
     let deadline = started + timeout;
@@ -105,8 +105,17 @@ pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> T
         let wake = drain_until.map_or(deadline, |d| d.min(deadline));
         tokio::select! {
             r = reader.read(&mut buf), if !eof => match r {
-                Ok(0) | Err(_) => eof = true,
-                Ok(n) => out.push(&buf[..n]),
+                Ok(0) | Err(_) => {
+                    eof = true;
+                    out.push(&start_line.flush());
+                }
+                Ok(n) => {
+                    let (report, rest) = start_line.feed(&buf[..n]);
+                    if let (Some(s), Some(tree)) = (report, guard.get_mut()) {
+                        tree.started(s.in_cgroup, s.watchdog);
+                    }
+                    out.push(&rest);
+                }
             },
             s = child.wait(), if status.is_none() => match s {
                 Ok(s) => {
@@ -127,66 +136,84 @@ pub(crate) async fn run_shell(command: &str, dir: &Path, timeout: Duration) -> T
         }
     };
 
-    match ending {
-        Ending::Exited(_) => {
-            group.disarm();
-            if let Some(mut w) = watchdog.take() {
-                // A failed write means the watchdog is gone already.
-                let _ = tokio::io::AsyncWriteExt::write_all(&mut w, DISARM).await;
+    let status_line = match ending {
+        Ending::Exited(s) => {
+            let left = match guard.take() {
+                Some(tree) => tokio::task::spawn_blocking(move || tree.left_running())
+                    .await
+                    .unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let left = left_running_text(&left);
+            if left.is_empty() {
+                status_text(s)
+            } else {
+                format!("{}; {left}", status_text(s))
             }
         }
-        Ending::LingeringOutput(_) | Ending::TimedOut => {
-            group.terminate();
-            let _ = tokio::time::timeout(FINAL_DRAIN + TERM_GRACE, async {
-                if !eof {
-                    read_to_end(&mut reader, &mut buf, &mut out).await;
-                }
-                if status.is_none() {
-                    let _ = child.wait().await;
-                }
-            })
-            .await;
+        Ending::LingeringOutput(s) => {
+            out.push(&start_line.flush());
+            let report = kill_all(&mut guard, &mut reader, &mut buf, &mut out, None).await;
+            format!(
+                "{}; the output was still open after the shell exited: {}",
+                status_text(s),
+                report_text(report.as_ref(), "background process")
+            )
         }
-    }
-
-    let status_line = match ending {
-        Ending::Exited(s) => status_text(s),
-        Ending::LingeringOutput(s) => format!(
-            "{}; background processes still holding the output open were killed",
-            status_text(s)
-        ),
-        Ending::TimedOut => format!(
-            "timed out after {} s; process group killed",
-            timeout.as_secs()
-        ),
+        Ending::TimedOut => {
+            out.push(&start_line.flush());
+            let report = kill_all(
+                &mut guard,
+                &mut reader,
+                &mut buf,
+                &mut out,
+                Some(&mut child),
+            )
+            .await;
+            format!(
+                "timed out after {} s; {}",
+                timeout.as_secs(),
+                report_text(report.as_ref(), "process")
+            )
+        }
     };
     Ok(render(out.finish(), &status_line))
 }
 
-/// Starts the shell with both output streams on one pipe.
-fn spawn(command: &str, dir: &Path) -> Result<(Child, ChildStdout), ToolError> {
-    let start_failed = |e: std::io::Error| {
-        ToolError::failed(format!("{}: could not start {SHELL}: {e}", tn::EXECUTE_CMD))
-    };
-    let (pipe_reader, pipe_writer) = std::io::pipe().map_err(start_failed)?;
-    let stderr_writer = pipe_writer.try_clone().map_err(start_failed)?;
-    let mut cmd = tokio::process::Command::new(SHELL);
-    cmd.arg("-c")
-        .arg(WRAPPER)
-        .arg("skald-exec")
-        .arg(command)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(pipe_writer)
-        .stderr(stderr_writer)
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = cmd.spawn().map_err(start_failed)?;
-    // The parent's copies of the write end must go, or EOF never comes.
-    drop(cmd);
-    let reader = std::process::ChildStdout::from(OwnedFd::from(pipe_reader));
-    let reader = ChildStdout::from_std(reader).map_err(start_failed)?;
-    Ok((child, reader))
+/// Kills the whole tree on a blocking thread while collecting the last
+/// output and reaping the shell; the report, when the kill finished.
+async fn kill_all(
+    guard: &mut TreeGuard,
+    reader: &mut ChildStdout,
+    buf: &mut [u8],
+    out: &mut OutputBuffer,
+    child: Option<&mut tokio::process::Child>,
+) -> Option<KillReport> {
+    let tree = guard.take()?;
+    // Should this future be dropped meanwhile, the kill still runs to its end.
+    let kill = tokio::task::spawn_blocking(move || tree.kill());
+    let _ = tokio::time::timeout(FINAL_DRAIN + TERM_GRACE, async {
+        read_to_end(reader, buf, out).await;
+        if let Some(child) = child {
+            let _ = child.wait().await;
+        }
+    })
+    .await;
+    let report = tokio::time::timeout(TERM_GRACE + KILL_WAIT + KILL_SLACK, kill).await;
+    match report {
+        Ok(Ok(r)) => Some(r),
+        _ => None,
+    }
+}
+
+/// Slack for the kill's own scans beyond its grace and wait.
+const KILL_SLACK: Duration = Duration::from_secs(2);
+
+fn report_text(report: Option<&KillReport>, noun: &str) -> String {
+    match report {
+        Some(r) => kill_text(r, noun),
+        None => "the kill did not finish in time; some processes may still be running".to_string(),
+    }
 }
 
 async fn read_to_end(reader: &mut ChildStdout, buf: &mut [u8], out: &mut OutputBuffer) {
