@@ -83,6 +83,7 @@ pub fn run() {
             commands::chat::session_history,
             commands::chat::send_message,
             commands::chat::stop_turn,
+            commands::chat::attach_session,
             commands::settings::list_providers,
             commands::settings::add_provider,
             commands::settings::set_default_model,

@@ -114,6 +114,15 @@ test("Stop ends a stalled turn at once and the next message works", async () => 
     "return document.querySelector('[data-role=streaming]')?.textContent.includes('Thinking about it') && !document.querySelector('[data-testid=stop]').hidden",
     { what: "the stalled stream and the Stop button" },
   );
+  // Leave the chat while the turn runs, then come back: the page re-attaches
+  // to the running turn (its text so far, Working…, Stop), Send stays off.
+  await session.execute("location.hash = '#/inbox'");
+  await session.waitFor("return !document.querySelector('[data-testid=composer]')", { what: "the Inbox" });
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor(
+    "return document.querySelector('[data-role=streaming]')?.textContent.includes('Thinking about it') && !document.querySelector('[data-testid=stop]').hidden && document.querySelector('[data-testid=send]').disabled",
+    { what: "the running turn back on the chat after navigating away" },
+  );
   const started = Date.now();
   await session.execute("document.querySelector('[data-testid=stop]').click()");
   await session.waitFor("return document.querySelector('.turn-note')?.textContent === 'Stopped.'", {

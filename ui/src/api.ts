@@ -68,6 +68,17 @@ export function sendMessage(
   return invoke<TurnOutcome>("send_message", { sessionId, text, onEvent: channel });
 }
 
+/**
+ * Follows the session's running turn, whoever started it (another page, crash
+ * resume on start): its events so far arrive on `onEvent` at once, then the
+ * live ones until it ends. Resolves to whether a turn is running.
+ */
+export function attachSession(sessionId: string, onEvent: (e: SessionEvent) => void): Promise<boolean> {
+  const channel = new Channel<SessionEvent>();
+  channel.onmessage = onEvent;
+  return invoke<boolean>("attach_session", { sessionId, onEvent: channel });
+}
+
 export function stopTurn(sessionId: string): Promise<void> {
   return invoke<void>("stop_turn", { sessionId });
 }

@@ -76,6 +76,46 @@ pub async fn send_message(
         .map_err(|e| e.to_ipc())
 }
 
+/// Re-attaches a page to the session's running turn, whoever started it
+/// (another page, crash resume on start): its events so far are sent at once,
+/// then the live ones until the turn ends. Returns whether a turn runs.
+#[tauri::command]
+pub fn attach_session(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    on_event: Channel<SessionEvent>,
+) -> bool {
+    let attached = state.sessions.attach(&session_id);
+    let running = !attached.so_far.is_empty();
+    let sink = ChannelSink(on_event);
+    for event in attached.so_far {
+        sink.emit(event);
+    }
+    if running {
+        let mut live = attached.live;
+        tauri::async_runtime::spawn(async move {
+            loop {
+                match live.recv().await {
+                    Ok(event) if skald_session::session_of(&event) == session_id => {
+                        let end = matches!(event, SessionEvent::TurnEnded { .. });
+                        sink.emit(event);
+                        if end {
+                            break;
+                        }
+                    }
+                    Ok(_) => {}
+                    // Fell behind: the page reloads history when the turn ends.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                        tracing::debug!(missed = n, "attached page fell behind");
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+    }
+    running
+}
+
 /// Stops the session's running turn (no-op when none runs).
 #[tauri::command]
 pub fn stop_turn(state: tauri::State<'_, AppState>, session_id: String) -> bool {

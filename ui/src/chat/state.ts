@@ -75,10 +75,19 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       view.streaming = { text: view.streaming?.text ?? "", reasoning: (view.streaming?.reasoning ?? "") + event.text };
       break;
     case "assistantMessage":
-      view.messages.push({ key: `m${event.messageId}`, role: "assistant", content: event.text, toolCalls: [] });
+      // Already there when a page re-attached to a turn whose messages it
+      // loaded from history: replaying the event must not repeat it.
+      if (!view.messages.some((m) => m.key === `m${event.messageId}`)) {
+        view.messages.push({ key: `m${event.messageId}`, role: "assistant", content: event.text, toolCalls: [] });
+      }
       view.streaming = view.running ? { text: "", reasoning: "" } : null;
       break;
     case "toolStart": {
+      const known = findCall(view, event.call.id);
+      if (known) {
+        Object.assign(known, event.call);
+        break;
+      }
       let last = view.messages[view.messages.length - 1];
       if (!last || last.role !== "assistant") {
         last = { key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [] };

@@ -17,6 +17,7 @@ function fakeApi() {
     sessionHistory: vi.fn().mockResolvedValue([]),
     createSession: vi.fn(),
     stopTurn: vi.fn().mockResolvedValue(true),
+    attachSession: vi.fn().mockResolvedValue(false),
     sendMessage: vi.fn(async (_id: string, text: string, onEvent: (e: SessionEvent) => void) => {
       titled = true;
       onEvent({ type: "turnStarted", sessionId: "s1" });
@@ -112,4 +113,52 @@ describe("chat page", () => {
     // The history is read again once the continued turn is over.
     expect(api.sessionHistory).toHaveBeenCalledTimes(2);
   });
+
+  it("re-attaches to a turn that runs without it: Working, Stop, no repeated messages", async () => {
+    const api = fakeApi();
+    const call = {
+      id: "c1",
+      name: "execute_cmd",
+      labelShort: "execute_cmd `sleep 5`",
+      labelFull: "execute_cmd `sleep 5`",
+      path: null,
+      arguments: { command: "sleep 5" },
+      status: "running" as const,
+      result: null,
+      decisionReason: null,
+    };
+    api.sessionHistory.mockResolvedValue([
+      { id: 4, role: "user", content: "run it", toolCalls: [], createdAt: 0 },
+      { id: 5, role: "assistant", content: "Running.", toolCalls: [call], createdAt: 0 },
+    ]);
+    let later: ((e: SessionEvent) => void) | null = null;
+    api.attachSession.mockImplementation(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      // What the turn did before this page came back, replayed at once.
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      onEvent({ type: "tokenDelta", sessionId: "s1", text: "Running." });
+      onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 5, text: "Running." });
+      onEvent({ type: "toolStart", sessionId: "s1", call });
+      later = onEvent;
+      return true;
+    });
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate: vi.fn() });
+    await flush();
+    const stop = root.querySelector("[data-testid=stop]") as HTMLButtonElement;
+    const send = root.querySelector("[data-testid=send]") as HTMLButtonElement;
+    expect(stop.hidden).toBe(false);
+    expect(send.disabled).toBe(true);
+    expect(root.textContent?.match(/Running\./g)?.length).toBe(1);
+    stop.click();
+    expect(api.stopTurn).toHaveBeenCalledWith("s1");
+    // The live events keep coming to this page.
+    later!({ type: "toolDone", sessionId: "s1", toolCallId: "c1", result: "[exit code: 0]" });
+    later!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+    await flush();
+    expect(stop.hidden).toBe(true);
+    expect(send.disabled).toBe(false);
+  });
 });
+

@@ -104,7 +104,25 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     paint();
     return;
   }
+  // Re-attach to a turn that runs without this page (started on another
+  // page or window, or by crash resume): events that arrive while history
+  // loads are kept and folded in after it (they are idempotent over it).
+  let loaded = false;
+  const early: SessionEvent[] = [];
+  const follow = (event: SessionEvent) => {
+    if (!loaded) {
+      early.push(event);
+      return;
+    }
+    view = applyEvent(view, event);
+    paint();
+    if (event.type === "turnEnded") void reload().catch(() => undefined);
+  };
+  const attached = deps.api.attachSession(current, follow).catch(() => false);
   view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());
+  await attached;
+  loaded = true;
+  for (const event of early) view = applyEvent(view, event);
   paint();
 
   const submit = async () => {
