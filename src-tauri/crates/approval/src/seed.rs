@@ -171,6 +171,9 @@ pub struct SeedReport {
 
 /// Seeds the built-in rules into `default`; safe to run on every start.
 pub async fn seed_default_rules(store: &Store) -> Result<SeedReport> {
+    // Another process starting at the same moment seeds after us and finds
+    // every key recorded, so no rule is ever inserted twice.
+    let _startup = store.startup_lock().await?;
     let repo = store.approval();
     let settings = store.settings();
     if repo.get_group(DEFAULT_GROUP).await?.is_none() {

@@ -15,6 +15,7 @@ use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
 
 use crate::assemble::view;
 use crate::error::SessionError;
+use crate::ids::new_tool_call_id;
 use crate::gate::{GateCall, GateDecision, Verdict};
 use crate::notes;
 use crate::turn::Turn;
@@ -77,18 +78,18 @@ pub(crate) async fn run_call(
         }
         m @ Args::Malformed(_) => (m, call.arguments.clone()),
     };
-    insert_row(t, message_id, &call.id, &call.name, &arguments_text).await?;
+    let id = insert_row(t, message_id, &call.id, &call.name, &arguments_text).await?;
     let shown = match &args {
         Args::Ok(v) => v.clone(),
         Args::Malformed(_) => Value::String(call.arguments.clone()),
     };
-    emit_start(t, &call.id, &call.name, shown);
+    emit_start(t, &id, &call.name, shown);
     let outcome = match args {
         _ if !known => Outcome::Failed(notes::unknown_tool(&call.name, &available(t))),
         Args::Malformed(e) => Outcome::Failed(notes::malformed_arguments(&call.name, &e)),
-        Args::Ok(v) => execute(t, &call.id, &call.name, v, cancel).await?,
+        Args::Ok(v) => execute(t, &id, &call.name, v, cancel).await?,
     };
-    record(t, &call.id, outcome).await
+    record(t, &id, outcome).await
 }
 
 /// A later call of a response the user stopped: recorded as cancelled
@@ -108,35 +109,57 @@ pub(crate) async fn skip(
     call: &ToolCall,
     note: &'static str,
 ) -> Result<(), SessionError> {
-    insert_row(t, message_id, &call.id, &call.name, &call.arguments).await?;
+    let id = insert_row(t, message_id, &call.id, &call.name, &call.arguments).await?;
     let shown = match parse_args(&call.arguments) {
         Args::Ok(v) => v,
         Args::Malformed(_) => Value::String(call.arguments.clone()),
     };
-    emit_start(t, &call.id, &call.name, shown);
-    record(t, &call.id, Outcome::Cancelled(note)).await
+    emit_start(t, &id, &call.name, shown);
+    record(t, &id, Outcome::Cancelled(note)).await
 }
 
+/// Inserts the call's row and returns its id. The id was checked free when
+/// the message was stored, but another process sharing the database may
+/// have taken it since (ids are unique across sessions): then the call gets
+/// a fresh id, renamed in its assistant message too, so the call, its row
+/// and its result always agree and the session stays usable.
 async fn insert_row(
     t: &Turn<'_>,
     message_id: i64,
     id: &str,
     name: &str,
     arguments: &str,
-) -> Result<(), SessionError> {
-    t.inner
-        .store
-        .tool_calls()
-        .insert(&NewToolCall {
-            id: id.to_string(),
-            session_id: t.session_id().to_string(),
-            message_id: Some(message_id),
-            name: name.to_string(),
-            arguments: arguments.to_string(),
-            status: ToolCallStatus::Running,
-        })
-        .await?;
-    Ok(())
+) -> Result<String, SessionError> {
+    let store = &t.inner.store;
+    let mut id = id.to_string();
+    for _ in 0..8 {
+        let inserted = store
+            .tool_calls()
+            .insert(&NewToolCall {
+                id: id.clone(),
+                session_id: t.session_id().to_string(),
+                message_id: Some(message_id),
+                name: name.to_string(),
+                arguments: arguments.to_string(),
+                status: ToolCallStatus::Running,
+            })
+            .await;
+        match inserted {
+            Ok(()) => return Ok(id),
+            Err(e) if e.is_unique_violation() => {
+                let fresh = new_tool_call_id();
+                store
+                    .history()
+                    .rename_tool_call(message_id, &id, &fresh)
+                    .await?;
+                id = fresh;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(SessionError::Store(skald_store::StoreError::Invalid(format!(
+        "no free id for the call to {name}"
+    ))))
 }
 
 /// `ToolStart` with the card of a call about to run.

@@ -62,6 +62,40 @@ pub(crate) fn try_lease(db_path: &Path, session_id: &str) -> Result<Option<Sessi
     }
 }
 
+/// Held while this process migrates or seeds the database: every start of
+/// every process takes it, so twenty first starts at once run the
+/// migrations and the seeding one after another, never side by side.
+#[derive(Debug)]
+pub struct StartupLock {
+    _file: File,
+}
+
+/// Waits for the startup lock (off the async workers).
+pub(crate) async fn startup_lock(db_path: &Path) -> Result<StartupLock> {
+    let dir = locks_dir(db_path);
+    // `.` is escaped in session lock names, so no session can own this one.
+    let path = dir.join(".startup");
+    let shown = path.clone();
+    let io = |source| StoreError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let file = tokio::task::spawn_blocking(move || -> std::io::Result<File> {
+        std::fs::create_dir_all(&dir)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        file.lock()?;
+        Ok(file)
+    })
+    .await
+    .map_err(|e| io(std::io::Error::other(e)))?
+    .map_err(io)?;
+    Ok(StartupLock { _file: file })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -21,9 +21,10 @@ mod error;
 mod lease;
 pub mod repo;
 mod store;
+mod unique;
 
 pub use error::{Result, StoreError};
-pub use lease::SessionLease;
+pub use lease::{SessionLease, StartupLock};
 pub use repo::approval::{
     ApprovalRepo, ApprovalRuleRow, DEFAULT_GROUP, NewApprovalRule, PermissionGroupRow, RuleAction,
 };

@@ -81,6 +81,9 @@ impl Store {
                 source,
             })?;
         }
+        // Migrating (and, in the approval crate, seeding) is one process
+        // at a time: concurrent first starts would race to create tables.
+        let _startup = crate::lease::startup_lock(path).await?;
         refuse_newer(path).await?;
 
         let options = SqliteConnectOptions::new()
@@ -106,6 +109,12 @@ impl Store {
     /// another process holds it (see [`crate::SessionLease`]).
     pub fn try_lease_session(&self, session_id: &str) -> Result<Option<crate::SessionLease>> {
         crate::lease::try_lease(&self.path, session_id)
+    }
+
+    /// The cross-process startup lock, for one-time work after opening
+    /// (seeding) that concurrent starts must not do twice.
+    pub async fn startup_lock(&self) -> Result<crate::StartupLock> {
+        crate::lease::startup_lock(&self.path).await
     }
 
     /// The underlying pool, for callers that need a transaction across repositories.

@@ -350,3 +350,38 @@ fn parallel_edits_from_twenty_processes_all_land() {
         );
     }
 }
+
+/// Twenty first starts at once on one fresh data dir: every one succeeds
+/// (no "table already exists"), and the seeded rules exist exactly once.
+#[test]
+fn twenty_first_starts_at_once_migrate_and_seed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let workdir = dir.path().to_str().unwrap();
+    let children: Vec<_> = (0..20)
+        .map(|_| {
+            crate::command(&data)
+                .args(["tool", "run", "list_files", "{}", "--workdir", workdir])
+                .args(["--approve", "no"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "start {i}: {}", stderr(&out));
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let rules = rt.block_on(async {
+        let store = skald_store::Store::open(&data).await.unwrap();
+        store.approval().list_all_rules().await.unwrap()
+    });
+    assert_eq!(
+        rules.len(),
+        skald_approval::SEED_RULES.len(),
+        "{:#?}",
+        rules.iter().map(|r| &r.tool_pattern).collect::<Vec<_>>()
+    );
+}

@@ -141,3 +141,100 @@ async fn an_interface_tool_is_offered_called_gated_and_labelled() {
     assert_eq!(card.label_short, "pin_file `notes.md`");
     assert_eq!(json!(card.path), json!("notes.md"));
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct TakeInput {}
+
+/// Takes the id of the next call of the same message in another session,
+/// as a second process sharing the database could between the check and
+/// the insert.
+#[derive(Clone)]
+struct TakeId(skald_store::Store, String);
+
+impl TypedTool for TakeId {
+    type Input = TakeInput;
+    fn name(&self) -> &str {
+        "take_id"
+    }
+    fn description(&self) -> &str {
+        "Takes an id."
+    }
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Introspection
+    }
+    fn run_async(&self, _input: TakeInput) -> BoxFuture<'static, ToolResult> {
+        let (store, other) = (self.0.clone(), self.1.clone());
+        Box::pin(async move {
+            store
+                .tool_calls()
+                .insert(&skald_store::NewToolCall {
+                    id: "c2".into(),
+                    session_id: other,
+                    message_id: None,
+                    name: "read_file".into(),
+                    arguments: "{}".into(),
+                    status: skald_store::ToolCallStatus::Done,
+                })
+                .await
+                .map_err(|e| skald_core_api::ToolError::failed(e.to_string()))?;
+            Ok("took c2".into())
+        })
+    }
+}
+
+/// A call id taken by another process after it was checked gets a fresh
+/// one — in its row, its assistant message and its result alike — and the
+/// session goes on working (it used to fail with UNIQUE constraint failed,
+/// then on every later turn).
+#[tokio::test]
+async fn a_call_id_taken_meanwhile_is_renamed_and_the_session_stays_usable() {
+    let e = env([
+        ScriptedTurn::new()
+            .tool_call(0, "c1", "take_id", "{}")
+            .tool_call(1, "c2", "list_files", "{}")
+            .done(StopReason::ToolUse),
+        ScriptedTurn::new().text("Both done.").done(StopReason::EndTurn),
+        ScriptedTurn::new().text("Still here.").done(StopReason::EndTurn),
+    ])
+    .await;
+    let other = e.session().await;
+    let sid = e.session().await;
+    let store = e.store.clone();
+    let taker = move |_f: &FrameContext| -> Vec<Arc<dyn Tool>> {
+        vec![Arc::new(TakeId(store.clone(), other.clone()))]
+    };
+    let handler = e
+        .handler
+        .clone()
+        .with_interface_tools(Arc::new(taker) as Arc<dyn InterfaceTools>);
+    let outcome = handler
+        .send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    let rows = e.tool_rows(&sid).await;
+    assert_eq!(rows.len(), 2);
+    let renamed = &rows[1].id;
+    assert_ne!(renamed, "c2");
+    assert_eq!(rows[1].name, "list_files");
+    // The assistant message and the result carry the same fresh id.
+    let history = e.history_rows(&sid).await;
+    let calls = history
+        .iter()
+        .find_map(|m| m.tool_calls.clone())
+        .unwrap();
+    assert_eq!(calls[1]["id"], json!(renamed));
+    assert!(history
+        .iter()
+        .any(|m| m.tool_call_id.as_deref() == Some(renamed.as_str())));
+    // The request that followed pairs every call with its result.
+    let req = e.request(1);
+    let text = serde_json::to_string(&req.messages).unwrap();
+    assert!(text.contains(renamed.as_str()), "{text}");
+    // And the session keeps working.
+    let next = handler
+        .send_message(&sid, "again", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(next, TurnOutcome::Completed);
+}

@@ -143,8 +143,11 @@ impl ApprovalRepo {
         .bind(name)
         .bind(description)
         .bind(now_ms())
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
@@ -192,8 +195,11 @@ impl ApprovalRepo {
         .bind(&rule.note)
         .bind(rule.priority)
         .bind(now_ms())
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
@@ -243,8 +249,10 @@ impl ApprovalRepo {
         .bind(&rule.note)
         .bind(rule.priority)
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| StoreError::not_found("approval rule", id))
     }
 

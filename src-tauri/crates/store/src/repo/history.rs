@@ -126,8 +126,11 @@ impl HistoryRepo {
         .bind(json_text(new.tool_calls.as_ref()))
         .bind(&new.tool_call_id)
         .bind(now_ms())
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
@@ -156,6 +159,31 @@ impl HistoryRepo {
             .fetch_all(&self.pool)
             .await?;
         Ok(rows)
+    }
+
+    /// Renames a tool call in an assistant message's `tool_calls` (its id was
+    /// taken meanwhile by another process), so the call, its row and its
+    /// result keep one id.
+    pub async fn rename_tool_call(&self, id: i64, old: &str, new: &str) -> Result<()> {
+        let Some(row) = self.get(id).await? else {
+            return Err(StoreError::not_found("message", id));
+        };
+        let Some(mut calls) = row.tool_calls else {
+            return Ok(());
+        };
+        if let Some(list) = calls.as_array_mut() {
+            for c in list {
+                if c.get("id").and_then(serde_json::Value::as_str) == Some(old) {
+                    c["id"] = serde_json::Value::from(new);
+                }
+            }
+        }
+        let done = sqlx::query("UPDATE chat_history SET tool_calls = ? WHERE id = ?")
+            .bind(json_text(Some(&calls)))
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        expect_one(done.rows_affected(), "message", id)
     }
 
     /// Replaces a message's text (e.g. when a stream completes).

@@ -161,8 +161,11 @@ impl JobsRepo {
         .bind(job.next_run_at)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
@@ -213,8 +216,10 @@ impl JobsRepo {
         .bind(job.next_run_at)
         .bind(now_ms())
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| StoreError::not_found("scheduled job", id))
     }
 
@@ -268,8 +273,11 @@ impl JobsRepo {
         .bind(job_id)
         .bind(session_id)
         .bind(now)
-        .fetch_one(&mut *tx)
-        .await?;
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         tx.commit().await?;
         Ok(row)
     }

@@ -135,8 +135,11 @@ impl ProvidersRepo {
         .bind(p.enabled)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
@@ -154,8 +157,10 @@ impl ProvidersRepo {
         .bind(p.enabled)
         .bind(now_ms())
         .bind(&p.id)
-        .fetch_optional(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| StoreError::not_found("provider", &p.id))
     }
 
@@ -204,8 +209,11 @@ impl ProvidersRepo {
         .bind(&m.provider_id)
         .bind(&m.name)
         .bind(m.context_window)
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 

@@ -6,7 +6,7 @@ use sqlx::sqlite::{SqlitePool, SqliteRow};
 use sqlx::{FromRow, Row};
 
 use crate::columns::{expect_one, json_column, json_text, now_ms};
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 
 /// A session to create; the id is generated (a random UUID) and the
 /// permission group starts as `default`.
@@ -79,8 +79,11 @@ impl SessionsRepo {
         .bind(new.working_dir)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 

@@ -135,8 +135,11 @@ impl StackRepo {
         .bind(new.status)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Invalid("an insert returned no row".into()))?;
         Ok(row)
     }
 
