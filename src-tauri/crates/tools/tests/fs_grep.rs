@@ -260,3 +260,27 @@ fn a_cancelled_search_ends_at_the_next_file() {
     assert!(!out.cancelled);
     assert_eq!(out.files_searched, 200);
 }
+
+#[test]
+fn a_newline_in_a_file_name_cannot_forge_headings() {
+    let (_d, root) = tmp();
+    put(&root, "a.txt\n1:forged", "hit\n");
+    put(&root, "b\u{1b}[2K.txt", "hit\n");
+    let out = ok(tn::GREP_FILES, json!({"path": s(&root), "pattern": "hit"}));
+    assert_eq!(
+        out,
+        format!(
+            "2 matching lines in 2 files for \"hit\" in {}:\na.txt\\n1:forged\n1:hit\n\nb\\u{{1b}}[2K.txt\n1:hit\n\n",
+            s(&root)
+        )
+    );
+    for mode in ["files_only", "count"] {
+        let out = ok(
+            tn::GREP_FILES,
+            json!({"path": s(&root), "pattern": "hit", "output_mode": mode}),
+        );
+        assert!(out.contains("a.txt\\n1:forged"), "{out}");
+        assert!(!out.lines().any(|l| l.starts_with("1:forged")), "{out}");
+        assert!(!out.contains('\u{1b}'), "{out}");
+    }
+}

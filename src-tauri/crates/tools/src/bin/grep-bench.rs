@@ -6,7 +6,12 @@
 //! cargo build --release -p skald-tools --bin grep-bench
 //! $CARGO_TARGET_DIR/release/grep-bench [--dir DIR] [--pattern RE] [--runs N]
 //!     [--mode count|files] [--case-sensitive] [--rg PATH]
+//! $CARGO_TARGET_DIR/release/grep-bench --stop-latency [--runs N]
 //! ```
+//!
+//! `--stop-latency` instead times how long a raised cancel flag takes to end
+//! a search inside one long file (8 MB of lines a slow-but-allowed pattern
+//! chews on at its worst), against the same search run to its end.
 //!
 //! ripgrep runs with flags matching our walker: `--no-config --hidden`
 //! (hidden files searched), `-g '!.git' -g '!node_modules' -g '!target'
@@ -17,6 +22,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use skald_tools::fs::grep::{GrepOptions, OutputMode, grep};
@@ -28,6 +35,7 @@ struct Args {
     mode: OutputMode,
     case_sensitive: bool,
     rg: String,
+    stop_latency: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
         mode: OutputMode::Count,
         case_sensitive: false,
         rg: "rg".to_string(),
+        stop_latency: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -55,9 +64,11 @@ fn parse_args() -> Result<Args, String> {
             }
             "--case-sensitive" => a.case_sensitive = true,
             "--rg" => a.rg = value()?,
+            "--stop-latency" => a.stop_latency = true,
             "-h" | "--help" => {
                 return Err("usage: grep-bench [--dir DIR] [--pattern RE] [--runs N] \
-                            [--mode count|files] [--case-sensitive] [--rg PATH]"
+                            [--mode count|files] [--case-sensitive] [--rg PATH] \
+                            | grep-bench --stop-latency [--runs N]"
                     .to_string());
             }
             other => return Err(format!("unknown flag {other}")),
@@ -169,7 +180,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if let Err(e) = bench(&a) {
+    let result = if a.stop_latency {
+        stop_latency(&a)
+    } else {
+        bench(&a)
+    };
+    if let Err(e) = result {
         eprintln!("grep-bench: {e}");
         std::process::exit(1);
     }
@@ -233,4 +249,83 @@ fn ms(v: &[Duration]) -> Vec<String> {
     v.iter()
         .map(|d| format!("{:.0}", d.as_secs_f64() * 1e3))
         .collect()
+}
+
+/// Nine counted branches alive at once on lines of `a`s: the slowest per
+/// byte found within the pattern caps (see `fs::grep::pattern`).
+fn slow_pattern() -> String {
+    (0..9u32)
+        .map(|i| {
+            let c = char::from_u32(u32::from(b'c') + i % 20).unwrap_or('c');
+            format!("a{{{}}}{c}", 1000 - i)
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Waits until this process has `path` open (the search is inside it).
+fn wait_until_open(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let open = std::fs::read_dir("/proc/self/fd").is_ok_and(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == path))
+        });
+        if open {
+            return;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+const STOP_FILE_BYTES: usize = 32 << 20;
+
+fn stop_latency(a: &Args) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir
+        .path()
+        .canonicalize()
+        .map_err(|e| e.to_string())?
+        .join("big.txt");
+    let line = format!("{}b\n", "a".repeat(999));
+    std::fs::write(&file, line.repeat(STOP_FILE_BYTES / line.len())).map_err(|e| e.to_string())?;
+    let opts = GrepOptions::new(slow_pattern());
+    let start = Instant::now();
+    grep(&file, &opts).map_err(|e| e.to_string())?;
+    let full = start.elapsed();
+    println!(
+        "{} MB, slowest allowed pattern: full search {:.0} ms ({:.0} ns/byte)",
+        STOP_FILE_BYTES >> 20,
+        full.as_secs_f64() * 1e3,
+        full.as_secs_f64() * 1e9 / STOP_FILE_BYTES as f64
+    );
+    let mut latencies = Vec::new();
+    for i in 0..a.runs {
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut opts = opts.clone();
+        opts.cancel = Some(flag.clone());
+        let path = file.clone();
+        let search = std::thread::spawn(move || grep(&path, &opts).map(|o| o.cancelled));
+        wait_until_open(&file);
+        // From the first buffer (i = 0) to near the end of the file.
+        std::thread::sleep(full.mul_f64(0.9 * i as f64 / a.runs as f64));
+        let raised = Instant::now();
+        flag.store(true, Ordering::Relaxed);
+        let cancelled = search
+            .join()
+            .map_err(|_| "search thread panicked".to_string())?
+            .map_err(|e| e.to_string())?;
+        latencies.push(raised.elapsed());
+        if !cancelled {
+            return Err("the search finished before the flag was raised".to_string());
+        }
+    }
+    let worst = latencies.iter().max().copied().unwrap_or_default();
+    println!(
+        "flag raised -> search returned: median {:.1} ms, worst {:.1} ms (runs {:?})",
+        median(latencies.clone()).as_secs_f64() * 1e3,
+        worst.as_secs_f64() * 1e3,
+        ms(&latencies)
+    );
+    Ok(())
 }

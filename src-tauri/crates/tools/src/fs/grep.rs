@@ -12,22 +12,52 @@
 //! * symlinks are not followed (symlinked files and directories are skipped,
 //!   as rg does without `-L`) — which also means a symlink into `secrets/`
 //!   is never read;
-//! * a file with a NUL byte stops being searched there (binary; rg's default).
+//! * a file with a NUL byte stops being searched there (binary; rg's default);
+//! * directories more than [`MAX_DEPTH`] levels below the root are not
+//!   entered, and a line longer than [`MAX_LINE_BYTES`] ends that file's
+//!   search; both are reported, like every path that could not be searched
+//!   (a FIFO or device is never opened: see [`Unsearchable`]).
+//!
+//! Every file is opened beneath a handle of the judged root, non-blocking,
+//! refusing symlinks on the way, and searched only if `fstat` says it is a
+//! regular file: a directory swapped for a symlink into `secrets/`, or a
+//! file swapped for a FIFO after the walk saw it, is reported, not read.
+//! The pattern's cost is capped ([`pattern`]), and a raised cancel flag ends
+//! the search within one buffer.
 
+mod chunked;
+mod ignore_guard;
+pub mod pattern;
+mod search;
+mod skipped;
+
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
-use ignore::{WalkBuilder, WalkState};
+use ignore::{DirEntry, WalkBuilder, WalkState};
+use rustix::fs::FileType;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use skald_core_api::ToolError;
 
-use super::access::{io_failed, one_line};
-use super::policy::{check_read_allowed, is_secrets_name, is_skip_dir_name};
+use super::access::{display_path, one_line, open_failed, resolve_failed};
+use super::policy::{is_secrets_name, is_skip_dir_name};
+use super::resolve::{Intent, Resolved, open_file_beneath};
+use search::{Collect, Searched, is_set, search_file};
+use skipped::{Skipped, io_reason, kind_name, open_reason, walk_error};
+
+pub use pattern::{
+    DFA_CACHE_LIMIT, MAX_PATTERN_BYTES, MAX_REPEAT, NFA_SIZE_LIMIT, PatternError, build_matcher,
+    check_pattern,
+};
+pub(crate) use skipped::shown_path;
+pub use skipped::{MAX_DEPTH, MAX_EXAMPLES, MAX_LINE_BYTES, SkipReason, Unsearchable};
 
 /// Characters of a matched or context line kept; longer lines are cut.
 pub const MAX_LINE_CHARS: usize = 500;
@@ -64,8 +94,9 @@ pub struct GrepOptions {
     pub max_collected_lines: u64,
     /// Walker threads; 0 picks automatically (like rg).
     pub threads: usize,
-    /// Set from elsewhere (a stopped turn) to end the walk at the next file:
-    /// the search runs on blocking threads that dropping a future cannot stop.
+    /// Set from elsewhere (a stopped turn) to end the search: checked before
+    /// each file, at each buffer read and each match, since the search runs
+    /// on blocking threads that dropping a future cannot stop.
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
@@ -110,8 +141,11 @@ pub struct GrepOutcome {
     /// Files with at least one match, sorted by path.
     pub files: Vec<GrepFileMatches>,
     pub files_searched: u64,
-    /// Files or directories that could not be read (permissions, races).
-    pub unreadable: u64,
+    /// Paths that could not be searched (completely): too deep, not a
+    /// regular file, permissions, changed during the search, a line too long.
+    pub unsearchable: u64,
+    /// The first [`MAX_EXAMPLES`] of them, by path.
+    pub unsearchable_examples: Vec<Unsearchable>,
     /// The walk stopped at the memory cap; results are incomplete.
     pub stopped_early: bool,
     /// [`GrepOptions::cancel`] was set: results are incomplete and unused.
@@ -124,42 +158,140 @@ impl GrepOutcome {
     }
 }
 
-/// Builds the matcher, turning a regex error into one line quoting it.
-pub fn build_matcher(pattern: &str, case_sensitive: bool) -> Result<RegexMatcher, ToolError> {
-    RegexMatcherBuilder::new()
-        .case_insensitive(!case_sensitive)
-        .line_terminator(Some(b'\n'))
-        .build(pattern)
-        .map_err(|e| {
-            let msg = e.to_string();
-            let reason = msg
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("error: "))
-                .map_or_else(|| one_line(&msg), str::to_string);
-            ToolError::Failed(format!(
-                "invalid regex {pattern:?}: {reason} (grep_files uses Rust regex syntax; escape literal ( [ {{ . * + ? with \\)"
-            ))
-        })
+/// Searches `root` (a directory or a single file, relative to the current
+/// directory). `root` goes through the one resolver first: under `secrets/`
+/// it is refused, and a FIFO or device is refused without being opened.
+pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
+    let matcher = build_matcher(&opts.pattern, opts.case_sensitive)
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
+    let display = display_path(&root.to_string_lossy());
+    let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let resolved = super::resolve::resolve(root, &base, Intent::Read)
+        .map_err(|e| resolve_failed(&e, "search", &display))?;
+    grep_resolved(&resolved, &display, &matcher, opts)
 }
 
-/// Searches `root` (a directory or a single file). `root` goes through the
-/// read policy first: under `secrets/` it is refused.
-pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
-    let display = root.display().to_string();
-    let root = check_read_allowed(root)?;
-    let matcher = build_matcher(&opts.pattern, opts.case_sensitive)?;
-    std::fs::metadata(&root).map_err(|e| io_failed(&e, "search", &display))?;
+/// [`grep`] on a path the resolver already judged (`display` names it).
+pub(crate) fn grep_resolved(
+    resolved: &Resolved,
+    display: &str,
+    matcher: &RegexMatcher,
+    opts: &GrepOptions,
+) -> Result<GrepOutcome, ToolError> {
+    match resolved.kind() {
+        Some(FileType::Directory) => grep_dir(resolved, display, matcher, opts),
+        Some(FileType::RegularFile) => Ok(grep_one_file(resolved, matcher, opts)),
+        Some(kind) => Err(ToolError::Failed(format!(
+            "{display} is {}, not a regular file or directory; grep_files never opens a FIFO or device",
+            skipped::raw_kind_name(kind)
+        ))),
+        None => Err(open_failed(
+            &super::resolve::OpenError::Missing,
+            "search",
+            display,
+        )),
+    }
+}
+
+fn new_searcher(opts: &GrepOptions) -> Searcher {
+    let content = opts.mode == OutputMode::Content;
+    let ctx = if content { opts.context_lines } else { 0 };
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .line_number(content)
+        .before_context(ctx)
+        .after_context(ctx)
+        .heap_limit(Some(MAX_LINE_BYTES))
+        .build()
+}
+
+/// The root is one regular file: opened through the handles judged.
+fn grep_one_file(resolved: &Resolved, matcher: &RegexMatcher, opts: &GrepOptions) -> GrepOutcome {
+    let canonical = resolved.canonical();
+    let name = canonical
+        .file_name()
+        .map_or_else(|| canonical.to_path_buf(), PathBuf::from);
+    let skipped = Skipped::default();
+    let mut files = Vec::new();
+    let mut searched = 0;
+    if !is_set(opts.cancel.as_deref()) {
+        match resolved.open_read() {
+            Ok(file) => {
+                searched = 1;
+                let mut searcher = new_searcher(opts);
+                files.extend(search_entry(
+                    &mut searcher,
+                    matcher,
+                    file,
+                    name,
+                    opts,
+                    &skipped,
+                ));
+            }
+            Err(e) => skipped.add(name, open_reason(&e)),
+        }
+    }
+    let (unsearchable, unsearchable_examples) = skipped.finish();
+    GrepOutcome {
+        files,
+        files_searched: searched,
+        unsearchable,
+        unsearchable_examples,
+        stopped_early: false,
+        cancelled: is_set(opts.cancel.as_deref()),
+    }
+}
+
+/// Searches one opened file; its matches, if any. A search that failed
+/// part way keeps what it found and reports the file.
+fn search_entry(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    file: File,
+    rel: PathBuf,
+    opts: &GrepOptions,
+    skipped: &Skipped,
+) -> Option<GrepFileMatches> {
+    let mut sink = Collect::new(opts.mode, opts.cancel.as_deref());
+    match search_file(searcher, matcher, file, &mut sink) {
+        Searched::Done => {}
+        Searched::Cancelled => return None,
+        Searched::Failed(e) => skipped.add(rel.clone(), io_reason(&e)),
+    }
+    (sink.count > 0).then_some(GrepFileMatches {
+        path: rel,
+        match_count: sink.count,
+        lines: sink.lines,
+    })
+}
+
+fn grep_dir(
+    resolved: &Resolved,
+    display: &str,
+    matcher: &RegexMatcher,
+    opts: &GrepOptions,
+) -> Result<GrepOutcome, ToolError> {
+    let root = resolved.canonical().to_path_buf();
+    if let Some((dir, (name, kind))) = ignore_guard::unsafe_ignore_file_above(&root) {
+        return Err(ToolError::Failed(format!(
+            "cannot search {display}: {} is {kind}, not a regular file, and reading it as an ignore file could block the search",
+            shown_path(&dir.join(name))
+        )));
+    }
+    // Every file is opened beneath this handle, never by its path.
+    let root_fd: OwnedFd = resolved
+        .open_read()
+        .map_err(|e| open_failed(&e, "search", display))?
+        .into();
+    let skipped = Arc::new(Skipped::default());
 
     let mut walk = WalkBuilder::new(&root);
+    let (filter_root, filter_skipped) = (root.clone(), skipped.clone());
     walk.hidden(false)
         .follow_links(false)
+        .max_depth(Some(MAX_DEPTH))
         .threads(opts.threads)
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || !(is_secrets_name(entry.file_name())
-                    || (entry.file_type().is_some_and(|t| t.is_dir())
-                        && is_skip_dir_name(entry.file_name())))
-        });
+        .filter_entry(move |entry| enter(entry, &filter_root, &filter_skipped));
     if let Some(glob) = opts
         .include_glob
         .as_deref()
@@ -179,64 +311,74 @@ pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
 
     let found: Mutex<Vec<GrepFileMatches>> = Mutex::new(Vec::new());
     let searched = AtomicU64::new(0);
-    let unreadable = AtomicU64::new(0);
     let collected = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let content = opts.mode == OutputMode::Content;
-    let ctx = if content { opts.context_lines } else { 0 };
 
     walk.build_parallel().run(|| {
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(b'\x00'))
-            .line_number(content)
-            .before_context(ctx)
-            .after_context(ctx)
-            .build();
-        let matcher = matcher.clone();
-        let (root, found, searched, unreadable, collected, stop) =
-            (&root, &found, &searched, &unreadable, &collected, &stop);
+        let mut searcher = new_searcher(opts);
+        let (root, root_fd, found, searched, skipped, collected, stop) = (
+            &root, &root_fd, &found, &searched, &*skipped, &collected, &stop,
+        );
         let cancel = opts.cancel.as_deref();
         Box::new(move |result| {
-            if stop.load(Ordering::Relaxed) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if stop.load(Ordering::Relaxed) || is_set(cancel) {
                 return WalkState::Quit;
             }
             let entry = match result {
                 Ok(entry) => entry,
-                Err(_) => {
-                    unreadable.fetch_add(1, Ordering::Relaxed);
+                Err(e) => {
+                    if let Some((path, why)) = walk_error(&e) {
+                        let rel = path.map_or_else(PathBuf::new, |p| relative(&p, root));
+                        skipped.add(rel, why);
+                    }
                     return WalkState::Continue;
                 }
             };
-            // Only regular files; symlinks (not followed) are skipped.
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            let Some(kind) = entry.file_type() else {
                 return WalkState::Continue;
-            }
-            searched.fetch_add(1, Ordering::Relaxed);
-            let mut sink = Collect {
-                mode: opts.mode,
-                count: 0,
-                lines: Vec::new(),
             };
-            if search_one(&mut searcher, &matcher, entry.path(), &mut sink).is_err() {
-                unreadable.fetch_add(1, Ordering::Relaxed);
+            let rel = relative(entry.path(), root);
+            if kind.is_dir() {
+                if entry.depth() >= MAX_DEPTH {
+                    skipped.add(rel, SkipReason::TooDeep);
+                }
                 return WalkState::Continue;
             }
-            if sink.count == 0 {
+            // Symlinks are not followed (documented), so not reported.
+            if kind.is_symlink() {
                 return WalkState::Continue;
             }
+            if !kind.is_file() {
+                skipped.add(rel, SkipReason::NotRegular(kind_name(kind)));
+                return WalkState::Continue;
+            }
+            let file = match open_file_beneath(root_fd, &rel) {
+                Ok(file) => file,
+                Err(e) => {
+                    let why = open_reason(&e);
+                    // A directory on the way was swapped: name the
+                    // directory, not a name that may now be inside secrets/.
+                    let rel = match why {
+                        SkipReason::Changed => {
+                            rel.parent().map(Path::to_path_buf).unwrap_or_default()
+                        }
+                        _ => rel,
+                    };
+                    skipped.add(rel, why);
+                    return WalkState::Continue;
+                }
+            };
+            searched.fetch_add(1, Ordering::Relaxed);
+            let Some(file) = search_entry(&mut searcher, matcher, file, rel, opts, skipped) else {
+                return WalkState::Continue;
+            };
             if content {
-                let total = collected.fetch_add(sink.lines.len() as u64, Ordering::Relaxed)
-                    + sink.lines.len() as u64;
-                if total > opts.max_collected_lines {
+                let n = file.lines.len() as u64;
+                if collected.fetch_add(n, Ordering::Relaxed) + n > opts.max_collected_lines {
                     stop.store(true, Ordering::Relaxed);
                 }
             }
-            let path = relative(entry.path(), root);
-            let file = GrepFileMatches {
-                path,
-                match_count: sink.count,
-                lines: sink.lines,
-            };
             match found.lock() {
                 Ok(mut v) => v.push(file),
                 Err(poisoned) => poisoned.into_inner().push(file),
@@ -251,90 +393,42 @@ pub fn grep(root: &Path, opts: &GrepOptions) -> Result<GrepOutcome, ToolError> {
 
     let mut files = found.into_inner().unwrap_or_else(|p| p.into_inner());
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    let (unsearchable, unsearchable_examples) = skipped.finish();
     Ok(GrepOutcome {
         files,
         files_searched: searched.into_inner(),
-        unreadable: unreadable.into_inner(),
+        unsearchable,
+        unsearchable_examples,
         stopped_early: stop.into_inner(),
-        cancelled: opts
-            .cancel
-            .as_deref()
-            .is_some_and(|c| c.load(Ordering::Relaxed)),
+        cancelled: is_set(opts.cancel.as_deref()),
     })
 }
 
-fn search_one(
-    searcher: &mut Searcher,
-    matcher: &RegexMatcher,
-    path: &Path,
-    sink: &mut Collect,
-) -> std::io::Result<()> {
-    searcher.search_path(matcher, path, sink)
+/// Whether the walk goes into (or lists) `entry`: never `secrets` or a
+/// skipped directory, nor a directory whose ignore files would block the
+/// walker (reported).
+fn enter(entry: &DirEntry, root: &Path, skipped: &Skipped) -> bool {
+    if entry.depth() == 0 {
+        return true;
+    }
+    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+    if is_secrets_name(entry.file_name()) || (is_dir && is_skip_dir_name(entry.file_name())) {
+        return false;
+    }
+    // A directory at MAX_DEPTH is not read, so neither are its ignore files.
+    if is_dir
+        && entry.depth() < MAX_DEPTH
+        && let Some((name, kind)) = ignore_guard::unsafe_ignore_file(entry.path())
+    {
+        let why = SkipReason::IgnoreFileNotRegular(name, kind);
+        skipped.add(relative(entry.path(), root), why);
+        return false;
+    }
+    true
 }
 
-/// `path` relative to `root`; the file name when `root` is the file itself.
+/// `path` relative to `root` (empty for the root itself).
 fn relative(path: &Path, root: &Path) -> PathBuf {
-    match path.strip_prefix(root) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
-        _ => path
-            .file_name()
-            .map_or_else(|| path.to_path_buf(), PathBuf::from),
-    }
-}
-
-/// The per-file sink: counts matching lines, keeps lines in content mode,
-/// stops at the first match in files-only mode.
-struct Collect {
-    mode: OutputMode,
-    count: u64,
-    lines: Vec<GrepLine>,
-}
-
-impl Collect {
-    fn keep(&mut self, number: Option<u64>, bytes: &[u8], is_match: bool) {
-        let mut end = bytes.len();
-        if bytes.last() == Some(&b'\n') {
-            end -= 1;
-        }
-        if end > 0 && bytes[end - 1] == b'\r' {
-            end -= 1;
-        }
-        let text = String::from_utf8_lossy(&bytes[..end]);
-        let text = match text.char_indices().nth(MAX_LINE_CHARS) {
-            Some((i, _)) => format!("{}{CUT_MARKER}", &text[..i]),
-            None => text.into_owned(),
-        };
-        self.lines.push(GrepLine {
-            number: number.unwrap_or(0),
-            text,
-            is_match,
-        });
-    }
-}
-
-impl Sink for Collect {
-    type Error = std::io::Error;
-
-    fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
-        self.count += 1;
-        match self.mode {
-            OutputMode::Content => {
-                self.keep(mat.line_number(), mat.bytes(), true);
-                Ok(true)
-            }
-            OutputMode::FilesOnly => Ok(false),
-            OutputMode::Count => Ok(true),
-        }
-    }
-
-    fn context(
-        &mut self,
-        _searcher: &Searcher,
-        context: &SinkContext<'_>,
-    ) -> Result<bool, Self::Error> {
-        if self.mode == OutputMode::Content {
-            self.keep(context.line_number(), context.bytes(), false);
-        }
-        Ok(true)
-    }
+    path.strip_prefix(root)
+        .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
 }

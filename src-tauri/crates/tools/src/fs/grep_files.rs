@@ -15,9 +15,13 @@ use skald_core_api::{
     parse_args,
 };
 
-use super::access::{io_failed, target};
-use super::grep::{GrepFileMatches, GrepOptions, GrepOutcome, OutputMode, grep};
+use super::access::target;
+use super::grep::{
+    GrepFileMatches, GrepOptions, GrepOutcome, OutputMode, build_matcher, check_pattern,
+    grep_resolved, shown_path,
+};
 use super::label::{absolutize_path, path_label, quoted, str_arg};
+use super::{escape_name, escape_os_name};
 use crate::tool_names as tn;
 
 /// Default and largest `max_results`.
@@ -43,6 +47,7 @@ pub struct GrepFilesInput {
     #[serde(default = "default_path")]
     pub path: String,
     /// Regular expression (Rust/ripgrep syntax), matched against each line.
+    /// At most 4096 bytes; counted repetitions ({n}) at most 1000.
     pub pattern: String,
     /// Match case exactly. Default false (case-insensitive).
     #[serde(default)]
@@ -83,7 +88,8 @@ impl Tool for GrepFiles {
          secrets; skips binary files and does not follow symlinks. Narrow with include_glob \
          (e.g. \"*.rs\"). output_mode: content (path headings, `N:` match lines, `N-` context \
          lines), files_only, or count. Paths are relative to the searched directory, sorted. \
-         Results are capped at max_results; the result says which offset to pass for the next page."
+         Results are capped at max_results; the result says which offset to pass for the next page. \
+         Paths that could not be searched (too deep, not a regular file, unreadable) are listed."
     }
 
     fn parameters_schema(&self) -> Value {
@@ -127,8 +133,9 @@ impl Tool for GrepFiles {
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let input: GrepFilesInput = parse_args(tn::GREP_FILES, args)?;
-            // A stop drops this future; the guard then ends the walk on the
-            // blocking pool instead of letting it run to the end unseen.
+            // A stop drops this future; the guard then ends the search on
+            // the blocking pool (between files and inside a long one)
+            // instead of letting it run to the end unseen.
             let guard = CancelOnDrop::default();
             let cancel = guard.flag();
             let walk = tokio::task::spawn_blocking(move || grep_files(&input, Some(cancel)));
@@ -171,11 +178,7 @@ fn validate(input: &GrepFilesInput) -> Result<(), ToolError> {
         tool: tn::GREP_FILES.to_string(),
         reason,
     };
-    if input.pattern.is_empty() {
-        return Err(invalid(
-            "pattern is empty; pass a regex to search for".to_string(),
-        ));
-    }
+    check_pattern(&input.pattern).map_err(|e| invalid(e.to_string()))?;
     if input.context_lines > 10 {
         return Err(invalid(format!(
             "context_lines must be between 0 and 10 (got {})",
@@ -193,15 +196,16 @@ fn validate(input: &GrepFilesInput) -> Result<(), ToolError> {
 
 fn grep_files(input: &GrepFilesInput, cancel: Option<Arc<AtomicBool>>) -> ToolResult {
     validate(input)?;
+    let matcher = build_matcher(&input.pattern, input.case_sensitive)
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
     let t = target(&input.path)?;
-    std::fs::metadata(&t.canonical).map_err(|e| io_failed(&e, "search", &t.display))?;
     let mut opts = GrepOptions::new(input.pattern.clone());
     opts.case_sensitive = input.case_sensitive;
     opts.include_glob = input.include_glob.clone();
     opts.mode = input.output_mode;
     opts.context_lines = input.context_lines as usize;
     opts.cancel = cancel;
-    let outcome = grep(&t.canonical, &opts)?;
+    let outcome = grep_resolved(&t.resolved, &t.display, &matcher, &opts)?;
     if outcome.cancelled {
         return Err(ToolError::Failed(format!("{} was stopped", tn::GREP_FILES)));
     }
@@ -210,6 +214,8 @@ fn grep_files(input: &GrepFilesInput, cancel: Option<Arc<AtomicBool>>) -> ToolRe
 
 fn format_outcome(input: &GrepFilesInput, root: &str, outcome: &GrepOutcome) -> String {
     let pattern = quoted(&input.pattern, 200);
+    let root = escape_name(root);
+    let root = root.as_str();
     if outcome.files.is_empty() {
         let mut out = format!(
             "No matches for {pattern} in {root} ({} files searched",
@@ -222,6 +228,10 @@ fn format_outcome(input: &GrepFilesInput, root: &str, outcome: &GrepOutcome) -> 
         if input.case_sensitive {
             out.push_str("; try case_sensitive=false");
         }
+        if let Some(note) = unsearchable_note(outcome) {
+            out.push('\n');
+            out.push_str(&note);
+        }
         return out;
     }
     let (total, unit, body, shown) = match input.output_mode {
@@ -232,13 +242,13 @@ fn format_outcome(input: &GrepFilesInput, root: &str, outcome: &GrepOutcome) -> 
         }
         OutputMode::FilesOnly => {
             let (body, shown) = file_page(&outcome.files, input.offset, input.max_results, |f| {
-                f.path.display().to_string()
+                escape_os_name(f.path.as_os_str())
             });
             (outcome.files.len() as u64, "files", body, shown)
         }
         OutputMode::Count => {
             let (body, shown) = file_page(&outcome.files, input.offset, input.max_results, |f| {
-                format!("{}:{}", f.path.display(), f.match_count)
+                format!("{}:{}", escape_os_name(f.path.as_os_str()), f.match_count)
             });
             (outcome.files.len() as u64, "files", body, shown)
         }
@@ -273,14 +283,35 @@ fn format_outcome(input: &GrepFilesInput, root: &str, outcome: &GrepOutcome) -> 
     if outcome.stopped_early {
         out.push_str("[search stopped early: too many matches to collect; narrow the pattern, path or include_glob]\n");
     }
-    if outcome.unreadable > 0 {
-        let _ = writeln!(
-            out,
-            "[{} files or directories could not be read]",
-            outcome.unreadable
-        );
+    if let Some(note) = unsearchable_note(outcome) {
+        out.push_str(&note);
+        out.push('\n');
     }
     out
+}
+
+/// `[3 paths could not be searched: a/b (too deep: …), fifo (not a
+/// regular file: a FIFO), …]`, or nothing when everything was searched.
+fn unsearchable_note(outcome: &GrepOutcome) -> Option<String> {
+    let n = outcome.unsearchable;
+    if n == 0 {
+        return None;
+    }
+    let examples: Vec<String> = outcome
+        .unsearchable_examples
+        .iter()
+        .map(|u| format!("{} ({})", shown_path(&u.path), u.reason))
+        .collect();
+    let more = if n > examples.len() as u64 {
+        ", …"
+    } else {
+        ""
+    };
+    Some(format!(
+        "[{n} path{} could not be searched: {}{more}]",
+        if n == 1 { "" } else { "s" },
+        examples.join(", ")
+    ))
 }
 
 /// One line per file for `files_only` / `count`, paged over files.
@@ -333,7 +364,7 @@ fn content_page(files: &[GrepFileMatches], offset: u64, max: u64) -> (String, u6
         // Context lines are kept only next to a selected match (within the
         // run of contiguous lines around it).
         let keep = runs_around(&f.lines, &selected);
-        let _ = writeln!(out, "{}", f.path.display());
+        let _ = writeln!(out, "{}", escape_os_name(f.path.as_os_str()));
         let mut last: Option<u64> = None;
         for l in f.lines.iter().filter(|l| keep.contains(&l.number)) {
             if last.is_some_and(|p| l.number > p + 1) {

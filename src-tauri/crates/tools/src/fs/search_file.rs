@@ -12,6 +12,7 @@ use skald_core_api::{
 };
 
 use super::access::{io_failed, require_file, target};
+use super::grep::MAX_PATTERN_BYTES;
 use super::label::{absolutize_path, path_label, quoted, str_arg};
 use super::policy::path_arg;
 use super::text::{
@@ -107,6 +108,14 @@ fn validate(input: &SearchFileInput) -> Result<(), ToolError> {
     if input.query.is_empty() {
         return Err(invalid("query is empty; pass the text to find".to_string()));
     }
+    // The query is plain text, not a regex, so only grep_files' length cap
+    // applies: a megabyte of query is refused, not lowercased per line.
+    if input.query.len() > MAX_PATTERN_BYTES {
+        return Err(invalid(format!(
+            "query is {} bytes long; the limit is {MAX_PATTERN_BYTES} (search for a shorter, distinctive part of the text)",
+            input.query.len()
+        )));
+    }
     if input.context_lines > 10 {
         return Err(invalid(format!(
             "context_lines must be between 0 and 10 (got {})",
@@ -186,10 +195,11 @@ fn search_file(input: &SearchFileInput) -> ToolResult {
     };
     let long_note = if long_lines > 0 {
         format!(
-            "[{long_lines} line{} longer than {} MB: only the first {} MB of each was searched; grep_files searches whole lines]\n",
+            "[{long_lines} line{} longer than {} MB: only the first {} MB of each was searched; grep_files searches whole lines up to {} MB]\n",
             if long_lines == 1 { " was" } else { "s were" },
             MAX_LINE_BYTES / (1024 * 1024),
             MAX_LINE_BYTES / (1024 * 1024),
+            super::grep::MAX_LINE_BYTES >> 20,
         )
     } else {
         String::new()
