@@ -3,7 +3,7 @@
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/skald-target
 FEATURES := skald/custom-protocol
 
-.PHONY: app test ui dev bindings docs fmt lint bench
+.PHONY: app test ui dev package bindings docs fmt lint bench
 
 app:
 	bash .ci/app
@@ -14,9 +14,22 @@ test:
 ui:
 	cd ui && npm run build
 
-# Hot-reloading development: Vite dev server + the app pointed at it.
+# Hot-reloading development: Vite dev server + the app pointed at it. The
+# Tauri CLI runs tauri.conf.json's beforeDevCommand (Vite, in ui/) and builds
+# the app without custom-protocol, so the webview loads devUrl; UI edits
+# reload in place, Rust edits rebuild and restart the app. Headless: see
+# AGENTS.md.
 dev:
 	ui/node_modules/.bin/tauri dev
+
+# Release bundles that build offline: .deb and .rpm under
+# $(CARGO_TARGET_DIR)/release/bundle/, each with /usr/bin/skald-app,
+# /usr/bin/skald (staged by packaging/stage-cli.sh) and the agents. The
+# appimage target downloads its tools at build time, so it is not built.
+# `bash .ci/package` builds the debug .deb and tests it installed.
+package:
+	ui/node_modules/.bin/tauri build --ci --bundles deb,rpm --features custom-protocol
+	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
 
 # Regenerate ui/src/bindings.ts from the Rust protocol types.
 bindings:
