@@ -17,6 +17,7 @@ use skald_core_api::{
 
 use super::access::{open_target, require_dir, target};
 use super::label::{absolutize_path, path_label, str_arg};
+use super::names::escape_name;
 use super::policy::{canonicalize_for_policy, is_secret_path, is_secrets_name, is_skip_dir_name};
 use crate::tool_names as tn;
 
@@ -269,19 +270,4 @@ fn error_parts(e: &ignore::Error) -> (Option<std::path::PathBuf>, String) {
         ignore::Error::Loop { child, .. } => (Some(child.clone()), "symlink loop".to_string()),
         other => (None, super::access::one_line(&other.to_string())),
     }
-}
-
-/// A name with control characters shown escaped (`\n`), so a file name
-/// holding a newline cannot forge listing lines.
-// TODO(dedupe): switch to fs::names::escape_name once it lands.
-fn escape_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
