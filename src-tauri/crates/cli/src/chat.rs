@@ -82,10 +82,13 @@ impl Host {
 }
 
 /// Bad input is 2; a session busy with another turn (here or in another
-/// process) is not the caller's mistake, so 1.
+/// process) or a store that cannot be written (full, read-only, locked) is
+/// not the caller's mistake, so 1.
 fn start_error(e: &SessionError) -> ExitCode {
     match e {
-        SessionError::Busy(_) | SessionError::BusyElsewhere(_) => fail(1, &e.to_string()),
+        SessionError::Busy(_) | SessionError::BusyElsewhere(_) | SessionError::Store(_) => {
+            fail(1, &e.to_string())
+        }
         _ => fail(2, &e.to_string()),
     }
 }

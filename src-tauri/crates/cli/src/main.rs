@@ -1,11 +1,13 @@
 //! `skald`: the headless face of Skald. Same registry, same store, same
 //! session driver as the desktop app; for scripting, tests and terminals.
 //!
-//! Exit codes: 0 success, 1 the tool (or turn) failed or the session is busy
-//! with another turn (in this or another process), 2 bad input (unknown
-//! tool or session, malformed JSON, schema violation, no provider), 3 the
-//! round limit was reached, 4 the call was rejected (a deny rule, or the
-//! person / `--approve no`), 75 a restart was requested, 130 stopped.
+//! Exit codes: 0 success, 1 the tool (or turn) failed, the session is busy
+//! with another turn (in this or another process) or the database cannot be
+//! used (disk full, read-only, locked, a directory, not a database: one
+//! line says which), 2 bad input (unknown tool or session, malformed JSON,
+//! schema violation, no provider), 3 the round limit was reached, 4 the call
+//! was rejected (a deny rule, or the person / `--approve no`), 75 a restart
+//! was requested, 130 stopped.
 
 mod approve;
 mod catalog_md;

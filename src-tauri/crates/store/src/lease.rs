@@ -76,9 +76,19 @@ pub(crate) async fn startup_lock(db_path: &Path) -> Result<StartupLock> {
     // `.` is escaped in session lock names, so no session can own this one.
     let path = dir.join(".startup");
     let shown = path.clone();
-    let io = |source| StoreError::Io {
-        path: shown.clone(),
-        source,
+    let io = |source: std::io::Error| {
+        use std::io::ErrorKind as K;
+        // A data dir that cannot be written is a read-only database.
+        if matches!(source.kind(), K::PermissionDenied | K::ReadOnlyFilesystem) {
+            StoreError::ReadOnly {
+                detail: format!("{} cannot be written ({source})", shown.display()),
+            }
+        } else {
+            StoreError::Io {
+                path: shown.clone(),
+                source,
+            }
+        }
     };
     let file = tokio::task::spawn_blocking(move || -> std::io::Result<File> {
         std::fs::create_dir_all(&dir)?;

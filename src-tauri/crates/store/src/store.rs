@@ -27,7 +27,7 @@ pub const DB_FILE_NAME: &str = "skald.db";
 pub const DATA_DIR_ENV: &str = "SKALD_DATA_DIR";
 
 /// How long a connection waits on a locked database before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const BUSY_TIMEOUT: Duration = Duration::from_secs(crate::error::BUSY_TIMEOUT_SECS);
 
 /// WAL lets readers run beside the one writer; a handful of connections is plenty.
 const MAX_CONNECTIONS: u32 = 4;
@@ -81,10 +81,17 @@ impl Store {
                 source,
             })?;
         }
+        // SQLite would only say "disk I/O error" about a directory.
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
         // Migrating (and, in the approval crate, seeding) is one process
         // at a time: concurrent first starts would race to create tables.
         let _startup = crate::lease::startup_lock(path).await?;
-        refuse_newer(path).await?;
+        refuse_newer(path).await.map_err(|e| about_file(path, e))?;
+        refuse_unwritable(path)?;
 
         let options = SqliteConnectOptions::new()
             .filename(path)
@@ -92,12 +99,20 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // sqlx's "slow statement" warnings span many lines and repeat
+            // the SQL; a lock wait is reported once, as a typed error.
+            .disable_statement_logging();
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .connect_with(options)
-            .await?;
-        MIGRATOR.run(&pool).await?;
+            .await
+            .map_err(|e| about_file(path, e.into()))?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| about_file(path, e.into()))?;
+        probe_write_lock(&pool).await?;
         tracing::debug!(path = %path.display(), version = known_schema_version(), "store open");
         Ok(Self {
             pool,
@@ -203,6 +218,54 @@ pub fn known_schema_version() -> i64 {
     MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
 }
 
+/// Names the file when SQLite says it is not a database.
+fn about_file(path: &Path, e: StoreError) -> StoreError {
+    match e {
+        StoreError::Sqlx(e) if crate::error::is_not_a_database(&e) => StoreError::NotADatabase {
+            path: path.to_path_buf(),
+            detail: crate::error::database_message(&e),
+        },
+        StoreError::Migrate(sqlx::migrate::MigrateError::Execute(e))
+            if crate::error::is_not_a_database(&e) =>
+        {
+            StoreError::NotADatabase {
+                path: path.to_path_buf(),
+                detail: crate::error::database_message(&e),
+            }
+        }
+        other => other,
+    }
+}
+
+/// An existing file this process cannot write is refused at open, in one
+/// line, instead of failing at the first write of some later step. SQLite
+/// itself would silently open it read-only (and `BEGIN IMMEDIATE` succeeds
+/// on such a file), so asking the file system is the reliable check.
+fn refuse_unwritable(path: &Path) -> Result<()> {
+    use std::io::ErrorKind as K;
+    match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == K::NotFound => Ok(()),
+        Err(e) if matches!(e.kind(), K::PermissionDenied | K::ReadOnlyFilesystem) => {
+            Err(StoreError::ReadOnly {
+                detail: format!("{} cannot be written ({e})", path.display()),
+            })
+        }
+        Err(source) => Err(StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Takes and releases the write lock once, so a database another process
+/// keeps locked is reported at open ("locked", after the busy timeout)
+/// rather than as a failure halfway through a turn.
+async fn probe_write_lock(pool: &SqlitePool) -> Result<()> {
+    pool.begin_with("BEGIN IMMEDIATE").await?.rollback().await?;
+    Ok(())
+}
+
 /// Fails with [`StoreError::NewerSchema`] when an existing file records a
 /// migration this build does not have. Reads through a read-only connection
 /// that sets no journal mode, so the file is left as it was.
@@ -213,7 +276,8 @@ async fn refuse_newer(path: &Path) -> Result<()> {
     let options = SqliteConnectOptions::new()
         .filename(path)
         .read_only(true)
-        .busy_timeout(BUSY_TIMEOUT);
+        .busy_timeout(BUSY_TIMEOUT)
+        .disable_statement_logging();
     let mut conn: SqliteConnection = options.connect().await?;
     let found = applied_max_version(&mut conn).await;
     conn.close().await?;

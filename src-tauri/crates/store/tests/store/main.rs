@@ -7,6 +7,7 @@
 
 mod common;
 mod constraints;
+mod integrity;
 mod open;
 mod repos_chat;
 mod repos_config;

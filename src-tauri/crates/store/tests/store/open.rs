@@ -161,5 +161,8 @@ async fn a_file_that_is_not_sqlite_is_an_error_not_a_panic() {
     )
     .unwrap();
     let err = Store::open(dir.path()).await.unwrap_err();
-    assert!(matches!(err, StoreError::Sqlx(_)), "{err:?}");
+    assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("is not a Skald database"), "{msg}");
+    assert!(msg.contains(DB_FILE_NAME), "{msg}");
 }
