@@ -15,8 +15,8 @@ use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
 
 use crate::assemble::view;
 use crate::error::SessionError;
-use crate::ids::new_tool_call_id;
 use crate::gate::{GateCall, GateDecision, Verdict};
+use crate::ids::new_tool_call_id;
 use crate::notes;
 use crate::turn::Turn;
 use skald_tools::Audience;
@@ -157,9 +157,9 @@ async fn insert_row(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(SessionError::Store(skald_store::StoreError::Invalid(format!(
-        "no free id for the call to {name}"
-    ))))
+    Err(SessionError::Store(skald_store::StoreError::Invalid(
+        format!("no free id for the call to {name}"),
+    )))
 }
 
 /// `ToolStart` with the card of a call about to run.

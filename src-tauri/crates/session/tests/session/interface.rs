@@ -193,8 +193,12 @@ async fn a_call_id_taken_meanwhile_is_renamed_and_the_session_stays_usable() {
             .tool_call(0, "c1", "take_id", "{}")
             .tool_call(1, "c2", "list_files", "{}")
             .done(StopReason::ToolUse),
-        ScriptedTurn::new().text("Both done.").done(StopReason::EndTurn),
-        ScriptedTurn::new().text("Still here.").done(StopReason::EndTurn),
+        ScriptedTurn::new()
+            .text("Both done.")
+            .done(StopReason::EndTurn),
+        ScriptedTurn::new()
+            .text("Still here.")
+            .done(StopReason::EndTurn),
     ])
     .await;
     let other = e.session().await;
@@ -219,14 +223,13 @@ async fn a_call_id_taken_meanwhile_is_renamed_and_the_session_stays_usable() {
     assert_eq!(rows[1].name, "list_files");
     // The assistant message and the result carry the same fresh id.
     let history = e.history_rows(&sid).await;
-    let calls = history
-        .iter()
-        .find_map(|m| m.tool_calls.clone())
-        .unwrap();
+    let calls = history.iter().find_map(|m| m.tool_calls.clone()).unwrap();
     assert_eq!(calls[1]["id"], json!(renamed));
-    assert!(history
-        .iter()
-        .any(|m| m.tool_call_id.as_deref() == Some(renamed.as_str())));
+    assert!(
+        history
+            .iter()
+            .any(|m| m.tool_call_id.as_deref() == Some(renamed.as_str()))
+    );
     // The request that followed pairs every call with its result.
     let req = e.request(1);
     let text = serde_json::to_string(&req.messages).unwrap();
