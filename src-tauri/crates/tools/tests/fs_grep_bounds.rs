@@ -372,6 +372,24 @@ fn a_line_longer_than_the_limit_is_reported() {
 }
 
 #[test]
+fn a_large_pattern_gets_a_shorter_line_limit() {
+    let (_d, root) = tmp();
+    put(
+        &root,
+        "wide.txt",
+        format!("needle\n{}\nneedle\n", "x".repeat(20_000)),
+    );
+    let out = run_guarded(json!({"path": s(&root), "pattern": slow_pattern()})).unwrap();
+    assert!(out.contains("wide.txt\n1:needle\n"), "{out}");
+    assert!(
+        out.ends_with(
+            "[1 path could not be searched: wide.txt (a line longer than 16 KB for a pattern this large; searched up to it)]\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_file_swapped_for_a_fifo_during_the_walk_never_hangs() {
     let (_d, root) = tmp();
     for i in 0..20 {

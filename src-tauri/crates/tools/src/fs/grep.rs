@@ -14,8 +14,8 @@
 //!   is never read;
 //! * a file with a NUL byte stops being searched there (binary; rg's default);
 //! * directories more than [`MAX_DEPTH`] levels below the root are not
-//!   entered, and a line longer than [`MAX_LINE_BYTES`] ends that file's
-//!   search; both are reported, like every path that could not be searched
+//!   entered, and a line longer than [`MAX_LINE_BYTES`] (less for a large
+//!   pattern) ends that file's search; both are reported, like every path that could not be searched
 //!   (a FIFO or device is never opened: see [`Unsearchable`]).
 //!
 //! Every file is opened beneath a handle of the judged root, non-blocking,
@@ -178,9 +178,13 @@ pub(crate) fn grep_resolved(
     matcher: &RegexMatcher,
     opts: &GrepOptions,
 ) -> Result<GrepOutcome, ToolError> {
+    let engine = Engine {
+        matcher,
+        budget: pattern::budget(&opts.pattern),
+    };
     match resolved.kind() {
-        Some(FileType::Directory) => grep_dir(resolved, display, matcher, opts),
-        Some(FileType::RegularFile) => Ok(grep_one_file(resolved, matcher, opts)),
+        Some(FileType::Directory) => grep_dir(resolved, display, &engine, opts),
+        Some(FileType::RegularFile) => Ok(grep_one_file(resolved, &engine, opts)),
         Some(kind) => Err(ToolError::Failed(format!(
             "{display} is {}, not a regular file or directory; grep_files never opens a FIFO or device",
             skipped::raw_kind_name(kind)
@@ -193,20 +197,28 @@ pub(crate) fn grep_resolved(
     }
 }
 
-fn new_searcher(opts: &GrepOptions) -> Searcher {
+/// The compiled pattern and how much text one regex call may take.
+struct Engine<'a> {
+    matcher: &'a RegexMatcher,
+    budget: pattern::Budget,
+}
+
+fn new_searcher(opts: &GrepOptions, engine: &Engine<'_>) -> Searcher {
     let content = opts.mode == OutputMode::Content;
     let ctx = if content { opts.context_lines } else { 0 };
+    // The buffer holds a line and the context lines before it.
+    let heap = engine.budget.line.saturating_mul(ctx + 1);
     SearcherBuilder::new()
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .line_number(content)
         .before_context(ctx)
         .after_context(ctx)
-        .heap_limit(Some(MAX_LINE_BYTES))
+        .heap_limit(Some(heap))
         .build()
 }
 
 /// The root is one regular file: opened through the handles judged.
-fn grep_one_file(resolved: &Resolved, matcher: &RegexMatcher, opts: &GrepOptions) -> GrepOutcome {
+fn grep_one_file(resolved: &Resolved, engine: &Engine<'_>, opts: &GrepOptions) -> GrepOutcome {
     let canonical = resolved.canonical();
     let name = canonical
         .file_name()
@@ -218,10 +230,10 @@ fn grep_one_file(resolved: &Resolved, matcher: &RegexMatcher, opts: &GrepOptions
         match resolved.open_read() {
             Ok(file) => {
                 searched = 1;
-                let mut searcher = new_searcher(opts);
+                let mut searcher = new_searcher(opts, engine);
                 files.extend(search_entry(
                     &mut searcher,
-                    matcher,
+                    engine,
                     file,
                     name,
                     opts,
@@ -246,17 +258,23 @@ fn grep_one_file(resolved: &Resolved, matcher: &RegexMatcher, opts: &GrepOptions
 /// part way keeps what it found and reports the file.
 fn search_entry(
     searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    engine: &Engine<'_>,
     file: File,
     rel: PathBuf,
     opts: &GrepOptions,
     skipped: &Skipped,
 ) -> Option<GrepFileMatches> {
     let mut sink = Collect::new(opts.mode, opts.cancel.as_deref());
-    match search_file(searcher, matcher, file, &mut sink) {
+    match search_file(
+        searcher,
+        engine.matcher,
+        engine.budget.piece,
+        file,
+        &mut sink,
+    ) {
         Searched::Done => {}
         Searched::Cancelled => return None,
-        Searched::Failed(e) => skipped.add(rel.clone(), io_reason(&e)),
+        Searched::Failed(e) => skipped.add(rel.clone(), io_reason(&e, engine.budget.line)),
     }
     (sink.count > 0).then_some(GrepFileMatches {
         path: rel,
@@ -268,7 +286,7 @@ fn search_entry(
 fn grep_dir(
     resolved: &Resolved,
     display: &str,
-    matcher: &RegexMatcher,
+    engine: &Engine<'_>,
     opts: &GrepOptions,
 ) -> Result<GrepOutcome, ToolError> {
     let root = resolved.canonical().to_path_buf();
@@ -316,7 +334,7 @@ fn grep_dir(
     let content = opts.mode == OutputMode::Content;
 
     walk.build_parallel().run(|| {
-        let mut searcher = new_searcher(opts);
+        let mut searcher = new_searcher(opts, engine);
         let (root, root_fd, found, searched, skipped, collected, stop) = (
             &root, &root_fd, &found, &searched, &*skipped, &collected, &stop,
         );
@@ -370,7 +388,7 @@ fn grep_dir(
                 }
             };
             searched.fetch_add(1, Ordering::Relaxed);
-            let Some(file) = search_entry(&mut searcher, matcher, file, rel, opts, skipped) else {
+            let Some(file) = search_entry(&mut searcher, engine, file, rel, opts, skipped) else {
                 return WalkState::Continue;
             };
             if content {

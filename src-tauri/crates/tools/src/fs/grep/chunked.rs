@@ -5,8 +5,9 @@
 //! or more) in one call, and one regex call cannot be interrupted. Matches
 //! never span a line (the regex is compiled with `\n` as line terminator),
 //! so searching the buffer in pieces that end at a line end finds the same
-//! first line; each piece is at most [`PIECE_BYTES`] long unless one line
-//! is longer, so a stop waits for at most one piece (or one long line).
+//! first line. A piece is at most `piece` bytes long (chosen from the
+//! pattern's size, see `pattern::budget`) unless one line is longer,
+//! so a stop waits for at most one piece (or one long line).
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -15,11 +16,6 @@ use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher, NoErr
 use grep_regex::{RegexCaptures, RegexMatcher};
 
 use super::search::is_set;
-
-/// Longest piece of a buffer searched in one regex call (when its lines
-/// are shorter): the slowest pattern the caps allow costs well under a
-/// second on this much text.
-pub(super) const PIECE_BYTES: usize = 8 * 1024;
 
 /// The only error: the cancel flag was raised.
 #[derive(Debug)]
@@ -34,6 +30,8 @@ impl fmt::Display for Stopped {
 pub(super) struct Chunked<'a> {
     pub inner: &'a RegexMatcher,
     pub cancel: Option<&'a AtomicBool>,
+    /// Longest piece handed to one regex call (when its lines are shorter).
+    pub piece: usize,
 }
 
 impl Chunked<'_> {
@@ -52,9 +50,9 @@ fn ok<T>(r: Result<T, NoError>) -> Result<T, Stopped> {
 }
 
 /// Where the piece starting at `start` ends: just after the last line
-/// terminator within [`PIECE_BYTES`], or after the line that outgrows it.
-fn piece_end(haystack: &[u8], start: usize) -> usize {
-    let limit = (start + PIECE_BYTES).min(haystack.len());
+/// terminator within `piece` bytes, or after the line that outgrows it.
+fn piece_end(haystack: &[u8], start: usize, piece: usize) -> usize {
+    let limit = start.saturating_add(piece).min(haystack.len());
     if limit == haystack.len() {
         return limit;
     }
@@ -115,7 +113,7 @@ impl Matcher for Chunked<'_> {
         let mut start = 0;
         while start < haystack.len() {
             self.check()?;
-            let end = piece_end(haystack, start);
+            let end = piece_end(haystack, start, self.piece);
             let found = ok(self.inner.find_candidate_line(&haystack[start..end]))?;
             // An empty match just past a piece's last line terminator is
             // the next piece's business (the searcher ignores one past the
@@ -143,12 +141,13 @@ mod tests {
     fn pieces_end_at_line_ends_and_never_split_a_line() {
         let line = "x".repeat(999) + "\n";
         let buf = line.repeat(20);
-        let end = piece_end(buf.as_bytes(), 0);
+        let end = piece_end(buf.as_bytes(), 0, 8192);
         assert_eq!(end, 8000);
-        assert_eq!(piece_end(buf.as_bytes(), end), 16000);
-        let long = format!("{}\nshort\n", "y".repeat(3 * PIECE_BYTES));
-        assert_eq!(piece_end(long.as_bytes(), 0), 3 * PIECE_BYTES + 1);
-        assert_eq!(piece_end(b"no newline at all", 0), 17);
+        assert_eq!(piece_end(buf.as_bytes(), end, 8192), 16000);
+        let long = format!("{}\nshort\n", "y".repeat(3 * 8192));
+        assert_eq!(piece_end(long.as_bytes(), 0, 8192), 3 * 8192 + 1);
+        assert_eq!(piece_end(b"no newline at all", 0, 8192), 17);
+        assert_eq!(piece_end(buf.as_bytes(), 0, usize::MAX), buf.len());
     }
 
     #[test]
@@ -157,6 +156,7 @@ mod tests {
         let m = Chunked {
             inner: &re,
             cancel: None,
+            piece: 8192,
         };
         let hay = format!("{}needle\n", ("z".repeat(99) + "\n").repeat(500));
         let found = m.find_candidate_line(hay.as_bytes()).unwrap();
@@ -170,6 +170,7 @@ mod tests {
         let m = Chunked {
             inner: &empty,
             cancel: None,
+            piece: 8192,
         };
         let pos = |r: Option<LineMatchKind>| match r {
             Some(LineMatchKind::Confirmed(p)) => Some(("confirmed", p)),
@@ -189,6 +190,7 @@ mod tests {
         let m = Chunked {
             inner: &re,
             cancel: Some(&flag),
+            piece: 8192,
         };
         assert!(m.find_candidate_line(b"needle\n").is_err());
     }

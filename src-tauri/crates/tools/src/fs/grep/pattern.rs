@@ -26,6 +26,7 @@ use regex_syntax::ast::{self, Ast, RepetitionKind, RepetitionRange};
 
 use super::super::access::one_line;
 use super::super::label::quoted;
+use super::MAX_LINE_BYTES;
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 4096;
@@ -91,6 +92,46 @@ pub fn check_pattern(pattern: &str) -> Result<(), PatternError> {
         return Err(PatternError::TooLarge(expanded));
     }
     Ok(())
+}
+
+/// The worst cost per byte grows with the pattern's written-out size: about
+/// 15 ns per character or class, measured on patterns built to defeat the
+/// lazy DFA. These budgets (bytes times that size) keep one regex call near
+/// 0.1 s (a piece of a buffer) and 2 s (a whole line) at worst.
+const PIECE_BUDGET: u64 = 8 << 20;
+const LINE_BUDGET: u64 = 128 << 20;
+/// The smallest piece and the shortest line limit (for the largest patterns).
+const MIN_PIECE_BYTES: u64 = 1024;
+const MIN_LINE_BYTES: u64 = 16 * 1024;
+
+/// How much text one regex call may get for a pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Budget {
+    /// Bytes of a buffer searched in one call (more only for a longer line).
+    pub piece: usize,
+    /// The longest line searched; a longer one ends the file's search.
+    pub line: usize,
+}
+
+/// The [`Budget`] for `pattern`: a small pattern gets whole buffers and
+/// lines up to `MAX_LINE_BYTES` (ordinary searches cost nothing more), the
+/// largest 1 KB pieces and 16 KB lines, so a stop is never far away.
+pub(super) fn budget(pattern: &str) -> Budget {
+    let expanded = ast::parse::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .build()
+        .parse(pattern)
+        .ok()
+        .and_then(|tree| cost(&tree, pattern).ok())
+        .map_or(MAX_EXPANDED, |c| c.expanded)
+        .max(1);
+    let bytes = |budget: u64, min: u64, max: u64| {
+        usize::try_from((budget / expanded).clamp(min, max)).unwrap_or(usize::MAX)
+    };
+    Budget {
+        piece: bytes(PIECE_BUDGET, MIN_PIECE_BYTES, u64::MAX),
+        line: bytes(LINE_BUDGET, MIN_LINE_BYTES, MAX_LINE_BYTES as u64),
+    }
 }
 
 /// What a (sub)pattern costs: the largest product of nested repetition
@@ -270,6 +311,28 @@ mod tests {
         let p = words.join("|");
         assert!(p.len() <= MAX_PATTERN_BYTES);
         assert!(build_matcher(&p, false).is_ok());
+    }
+
+    #[test]
+    fn budgets_shrink_as_patterns_grow() {
+        // Ordinary patterns search whole buffers and lines up to 8 MB.
+        let small = budget(r"fn\s+new\(");
+        assert!(small.piece > 1 << 20);
+        assert_eq!(small.line, MAX_LINE_BYTES);
+        assert_eq!(
+            budget("a{1000}"),
+            Budget {
+                piece: 8_388,
+                line: 134_217
+            }
+        );
+        assert_eq!(
+            budget(&"ab{1000}".repeat(9)),
+            Budget {
+                piece: 1024,
+                line: 16 * 1024
+            }
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Searching one opened file: a reader, a matcher and a sink that all give
 //! up as soon as the cancel flag is raised, so a stop ends a long file
-//! within one piece of it (8 KB, or one line of at most `MAX_LINE_BYTES`),
-//! not at its end.
+//! within one piece of it (at most 8 KB for a large pattern, or one line of
+//! at most `MAX_LINE_BYTES`), not at its end.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -27,6 +27,7 @@ pub(super) enum Searched {
 pub(super) fn search_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
+    piece: usize,
     file: File,
     sink: &mut Collect<'_>,
 ) -> Searched {
@@ -38,6 +39,7 @@ pub(super) fn search_file(
     let matcher = Chunked {
         inner: matcher,
         cancel,
+        piece,
     };
     match searcher.search_reader(&matcher, reader, sink) {
         Ok(()) => Searched::Done,

@@ -18,8 +18,10 @@ use super::super::resolve::OpenError;
 
 /// Directories deeper than this (below the searched root) are not entered.
 pub const MAX_DEPTH: usize = 100;
-/// Longest line searched, in bytes: the engine holds a whole line in memory
-/// and cannot be stopped inside one, so a line without end is refused.
+/// Longest line searched, in bytes, for the smallest patterns (larger ones
+/// get less, see `pattern::budget`): the engine holds a whole line in
+/// memory and cannot be stopped inside one, so a line without end is
+/// refused.
 pub const MAX_LINE_BYTES: usize = 8 << 20;
 /// How many unsearchable paths are named in the outcome.
 pub const MAX_EXAMPLES: usize = 5;
@@ -37,8 +39,9 @@ pub enum SkipReason {
     PermissionDenied,
     /// Over `PATH_MAX` or a name over 255 bytes.
     NameTooLong,
-    /// A line longer than [`MAX_LINE_BYTES`]: searched up to that line.
-    LineTooLong,
+    /// A line longer than the limit (at most [`MAX_LINE_BYTES`]): searched
+    /// up to that line.
+    LineTooLong(usize),
     /// Replaced while the search ran (a directory on the way became a
     /// symlink, the file became something else).
     Changed,
@@ -57,11 +60,14 @@ impl fmt::Display for SkipReason {
             }
             Self::PermissionDenied => f.write_str("permission denied"),
             Self::NameTooLong => f.write_str("path too long"),
-            Self::LineTooLong => write!(
+            Self::LineTooLong(limit) if *limit < MAX_LINE_BYTES => write!(
                 f,
-                "a line longer than {} MB; searched up to it",
-                MAX_LINE_BYTES >> 20
+                "a line longer than {} for a pattern this large; searched up to it",
+                human(*limit)
             ),
+            Self::LineTooLong(limit) => {
+                write!(f, "a line longer than {}; searched up to it", human(*limit))
+            }
             Self::Changed => f.write_str("changed while being searched"),
             Self::Vanished => f.write_str("removed while being searched"),
             Self::Other(why) => f.write_str(why),
@@ -155,17 +161,30 @@ pub(super) fn open_reason(e: &OpenError) -> SkipReason {
         OpenError::Changed | OpenError::Os(Errno::LOOP | Errno::XDEV | Errno::NOTDIR) => {
             SkipReason::Changed
         }
-        OpenError::Os(e) => io_reason(&io::Error::from(*e)),
+        OpenError::Os(e) => io_reason(&io::Error::from(*e), MAX_LINE_BYTES),
     }
 }
 
-pub(super) fn io_reason(e: &io::Error) -> SkipReason {
+/// `8 MB`, `16 KB`.
+fn human(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MB", bytes >> 20)
+    } else {
+        format!("{} KB", bytes >> 10)
+    }
+}
+
+/// Why reading a file failed; `line_limit` is the longest line the search
+/// allowed.
+pub(super) fn io_reason(e: &io::Error, line_limit: usize) -> SkipReason {
     match e.kind() {
         io::ErrorKind::PermissionDenied => SkipReason::PermissionDenied,
         io::ErrorKind::NotFound => SkipReason::Vanished,
         _ if e.raw_os_error() == Some(Errno::NAMETOOLONG.raw_os_error()) => SkipReason::NameTooLong,
         // grep-searcher's words when a line outgrows the heap limit.
-        _ if e.to_string().contains("configured allocation limit") => SkipReason::LineTooLong,
+        _ if e.to_string().contains("configured allocation limit") => {
+            SkipReason::LineTooLong(line_limit)
+        }
         _ => SkipReason::Other(one_line(&e.to_string())),
     }
 }
@@ -183,7 +202,7 @@ pub(super) fn walk_error(e: &ignore::Error) -> Option<(Option<PathBuf>, SkipReas
         }
         ignore::Error::WithDepth { err, .. } => walk_error(err),
         ignore::Error::Partial(errs) => errs.iter().find_map(walk_error),
-        ignore::Error::Io(io) => Some((None, io_reason(io))),
+        ignore::Error::Io(io) => Some((None, io_reason(io, MAX_LINE_BYTES))),
         ignore::Error::Loop { child, .. } => Some((
             Some(child.clone()),
             SkipReason::Other("symlink loop".to_string()),
