@@ -152,6 +152,14 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
   return view;
 }
 
+/** A history reloaded after a turn ended (`fresh`) keeps what only the live
+ *  view knew, how the turn ended and its usage, so a reload never hides
+ *  "Stopped." or a failure. (Text streamed before a stop is stored.) */
+export function settle(fresh: ChatView, ended: ChatView): ChatView {
+  if (ended.running) return fresh;
+  return { ...fresh, outcome: ended.outcome, usage: ended.usage };
+}
+
 export function outcomeText(o: TurnOutcome | null): string | null {
   if (!o) return null;
   switch (o.kind) {

@@ -154,11 +154,14 @@ describe("chat page", () => {
     stop.click();
     expect(api.stopTurn).toHaveBeenCalledWith("s1");
     // The live events keep coming to this page.
-    later!({ type: "toolDone", sessionId: "s1", toolCallId: "c1", result: "[exit code: 0]" });
-    later!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+    later!({ type: "toolCancelled", sessionId: "s1", toolCallId: "c1" });
+    later!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "cancelled" } });
     await flush();
     expect(stop.hidden).toBe(true);
     expect(send.disabled).toBe(false);
+    // The history is read again when the turn ends; how it ended stays shown.
+    expect(api.sessionHistory).toHaveBeenCalledTimes(2);
+    expect(root.querySelector(".turn-note")?.textContent).toBe("Stopped.");
   });
 });
 

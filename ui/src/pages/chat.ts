@@ -3,7 +3,7 @@
 import * as api from "../api";
 import type { ApprovalRequest, SessionEvent, SessionSummary } from "../bindings";
 import { renderConversation } from "../chat/render";
-import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
+import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, settle } from "../chat/state";
 import { el } from "../dom";
 import { sessionSettingsPanel } from "./session_settings";
 
@@ -69,7 +69,8 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     }
   };
   const reload = async () => {
-    view = fromHistory(await deps.api.sessionHistory(current as string), await pendingHere());
+    const fresh = fromHistory(await deps.api.sessionHistory(current as string), await pendingHere());
+    view = settle(fresh, view);
     paint();
   };
   // A call of the turn running on this page answers through that turn's
