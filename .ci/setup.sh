@@ -10,6 +10,8 @@ APT_PACKAGES=(
   libayatana-appindicator3-dev libgtk-3-dev libxdo-dev libssl-dev build-essential pkg-config file
   # the real app under a virtual display, driven through WebDriver
   xvfb imagemagick webkit2gtk-driver xdotool
+  # links open in the system browser through xdg-open (E2E records them)
+  xdg-utils
   # a private D-Bus session for E2E (single instance, notifications, tray)
   dbus-daemon dbus-bin
   # benchmarks and tool tests

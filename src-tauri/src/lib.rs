@@ -4,6 +4,7 @@
 
 mod attention;
 mod commands;
+mod navigation;
 mod state;
 mod tray;
 
@@ -31,6 +32,13 @@ pub fn run() {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
 
+    let context = tauri::generate_context!();
+    // Only a dev build loads the Vite server; a release build has no dev origin.
+    let dev_url = if cfg!(feature = "custom-protocol") {
+        None
+    } else {
+        context.config().build.dev_url.clone()
+    };
     let result = tauri::Builder::default()
         // Must come first: a second launch focuses the running app instead.
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
@@ -38,6 +46,8 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(navigation::guard(dev_url))
         .setup(|app| {
             let resources = app.path().resource_dir().ok();
             let state = match tauri::async_runtime::block_on(AppState::load(resources)) {
@@ -78,6 +88,7 @@ pub fn run() {
             commands::tools::list_tools,
             commands::app::app_info,
             commands::app::hide_window,
+            commands::app::open_external,
             commands::chat::list_sessions,
             commands::chat::create_session,
             commands::chat::session_history,
@@ -106,7 +117,7 @@ pub fn run() {
             commands::session_settings::add_bypass,
             commands::session_settings::clear_bypasses,
         ])
-        .run(tauri::generate_context!());
+        .run(context);
     if let Err(e) = result {
         eprintln!("skald: {e}");
         std::process::exit(1);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { addMockProvider, browserRecorder, newChat, send, waitUntil } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -17,6 +17,7 @@ if (!app || !shots) throw new Error("set SKALD_APP and SKALD_SCREENSHOTS");
 const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-work-"));
 writeFileSync(join(workdir, "notes.md"), "# Notes\n\nThe code word is hello-skald.\n");
 const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
+const browser = browserRecorder(mkdtempSync(join(tmpdir(), "skald-e2e-browser-")));
 
 let mock;
 let driver;
@@ -37,9 +38,9 @@ before(async () => {
     // Second turn: the model starts answering, then stalls until stopped.
     ["Thinking about it", 60_000, " never sent", { finish_reason: "stop" }],
     // Third turn: the session works again after a stop.
-    ["Back again.", { finish_reason: "stop" }],
+    ["Back again. See [the docs](https://example.com/skald-docs?x=1).", { finish_reason: "stop" }],
   ]);
-  driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
+  driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir, ...browser.env } });
   session = await Session.create(driver.base, app);
 });
 
@@ -138,4 +139,30 @@ test("Stop ends a stalled turn at once and the next message works", async () => 
     { what: "the answer after the stop" },
   );
   assert.equal(mock.requests.length, 4);
+});
+
+test("a link in an answer opens in the system browser; the window stays on the app", async () => {
+  const before = await session.execute("return location.href");
+  await session.click("[data-role=assistant] a[href^='https://example.com/skald-docs']");
+  await waitUntil(() => browser.opened().includes("https://example.com/skald-docs?x=1"), "the link in the browser", 10_000);
+  // Still the app, same page, the conversation intact.
+  assert.equal(await session.execute("return location.href"), before);
+  assert.ok(await session.execute("return !!document.querySelector('[data-testid=composer]')"));
+  // A navigation that slips past the page (a script) is refused by the Rust guard.
+  await session.execute("location.href = 'https://example.com/elsewhere'");
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await session.execute("return location.href"), before);
+  assert.ok(!browser.opened().includes("https://example.com/elsewhere"));
+
+  // Right-click on the link: our menu (open, copy link), not WebKit's Back/Reload.
+  await session.rightClick("[data-role=assistant] a[href^='https://example.com/skald-docs']");
+  const menu = await session.waitFor("return document.querySelector('[data-testid=context-menu]')?.innerText", {
+    what: "our context menu",
+  });
+  assert.match(menu, /Open link/);
+  assert.match(menu, /Copy link/);
+  assert.doesNotMatch(menu, /Reload|Back|Inspect/);
+  writeFileSync(join(shots, "context-menu.png"), await session.screenshot());
+  await session.execute("document.querySelector('[data-testid=context-menu] button').click()");
+  await waitUntil(() => browser.opened().length === 2, "Open link from the menu", 10_000);
 });

@@ -1,3 +1,6 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
 // Steps the E2E tests share: filling inputs the way typing does, adding the
 // mock as a provider in Settings, starting a chat and sending a message.
 
@@ -49,4 +52,33 @@ export async function waitUntil(check, what, timeoutMs = 30_000) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A stand-in system browser: the env that makes `xdg-open` (what the
+ *  opener uses on Linux) hand URLs to a script that records them, and a
+ *  reader of what it recorded. No real browser starts. */
+export function browserRecorder(dir) {
+  const log = join(dir, "opened-urls.txt");
+  const script = join(dir, "record-url.sh");
+  writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`, { mode: 0o755 });
+  const apps = join(dir, "data", "applications");
+  mkdirSync(apps, { recursive: true });
+  writeFileSync(
+    join(apps, "skald-e2e-browser.desktop"),
+    `[Desktop Entry]\nType=Application\nName=Recorder\nExec=${script} %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;x-scheme-handler/mailto;\n`,
+  );
+  mkdirSync(join(dir, "config"), { recursive: true });
+  writeFileSync(
+    join(dir, "config", "mimeapps.list"),
+    "[Default Applications]\nx-scheme-handler/http=skald-e2e-browser.desktop\nx-scheme-handler/https=skald-e2e-browser.desktop\nx-scheme-handler/mailto=skald-e2e-browser.desktop\n",
+  );
+  return {
+    env: {
+      BROWSER: script,
+      XDG_CURRENT_DESKTOP: "X-Generic",
+      XDG_DATA_HOME: join(dir, "data"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+    },
+    opened: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
+  };
 }

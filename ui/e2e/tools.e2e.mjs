@@ -69,8 +69,8 @@ test("the webview gets core IPC and our commands, and no plugin it does not use"
   const handler = await session.execute("return window.__TAURI_INTERNALS__.transformCallback(() => {})");
   assert.equal(await tryInvoke("plugin:event|listen", { event: "approvals-changed", target: { kind: "Any" }, handler }), "ok");
   assert.equal(await tryInvoke("app_info", {}), "ok");
-  // Dialogs and notifications are raised by the Rust side only.
-  for (const cmd of ["plugin:dialog|open", "plugin:notification|notify"]) {
+  // Dialogs, notifications and links are raised by the Rust side only.
+  for (const cmd of ["plugin:dialog|open", "plugin:notification|notify", "plugin:opener|open_url"]) {
     const r = await tryInvoke(cmd, { options: {} });
     assert.match(r, /not allowed/, `${cmd}: ${r}`);
   }

@@ -1,6 +1,6 @@
 // A minimal W3C WebDriver client over fetch, enough to drive the real app
 // through tauri-driver + WebKitWebDriver without pulling in a browser stack.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -67,6 +67,30 @@ export class Session {
       text += `\n(could not read the page: ${e})`;
     }
     return `; the page showed:\n${text}`;
+  }
+
+  /** A WebDriver element reference for `css` (throws when absent). */
+  async element(css) {
+    const v = await this.cmd("POST", "/element", { using: "css selector", value: css });
+    return Object.values(v)[0];
+  }
+
+  /** Clicks `css` as the person would (the driver's pointer, not `el.click()`). */
+  async click(css) {
+    await this.cmd("POST", `/element/${await this.element(css)}/click`, {});
+  }
+
+  /** Right-clicks `css` with the X server's real pointer (xdotool), so the
+   *  webview gets the whole native sequence a person's click makes —
+   *  WebDriver's pointer actions do not raise a context menu in WebKit. */
+  async rightClick(css) {
+    const { x, y } = await this.execute(
+      "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) };",
+      [css],
+    );
+    const ids = execFileSync("xdotool", ["search", "--onlyvisible", "--name", "^Skald$"], { encoding: "utf8" }).trim().split("\n");
+    const wid = ids[ids.length - 1];
+    execFileSync("xdotool", ["mousemove", "--window", wid, String(x), String(y), "click", "3"]);
   }
 
   screenshot() {

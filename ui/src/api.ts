@@ -26,6 +26,11 @@ export function listTools(): Promise<AllTools> {
   return invoke<AllTools>("list_tools");
 }
 
+/** Opens a web or mail link in the system's browser or mail program. */
+export function openExternal(url: string): Promise<void> {
+  return invoke<void>("open_external", { url });
+}
+
 export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
 }

@@ -1,5 +1,5 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
-import { appInfo, errorMessage, hideWindow, listPending, listTools, onApprovalsChanged } from "./api";
+import { appInfo, errorMessage, hideWindow, listPending, listTools, onApprovalsChanged, openExternal } from "./api";
 import { el, hasUserInput } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
@@ -7,6 +7,7 @@ import { mountRules } from "./pages/rules";
 import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
 import { mountViewer } from "./pages/viewer";
+import { guardLinks, installContextMenu } from "./links";
 import { isHideShortcut } from "./shortcuts";
 
 const page = document.getElementById("page") as HTMLElement;
@@ -55,6 +56,9 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
   hideWindow().catch(() => undefined);
 });
+
+guardLinks(document, openExternal);
+installContextMenu(document, openExternal);
 
 window.addEventListener("hashchange", () => void route());
 void route();

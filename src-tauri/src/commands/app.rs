@@ -25,3 +25,25 @@ pub fn hide_window(window: tauri::WebviewWindow) -> Result<(), IpcError> {
         .hide()
         .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
 }
+
+/// A link the person clicked: opened in the system browser (or mail
+/// program), never in the app's window. Only web and mail links; the
+/// webview itself has no opener permission.
+#[tauri::command]
+pub fn open_external(app: tauri::AppHandle, url: String) -> Result<(), IpcError> {
+    use tauri_plugin_opener::OpenerExt;
+    let parsed = tauri::Url::parse(&url)
+        .map_err(|e| IpcError::new(ErrorCode::InvalidInput, format!("not a link: {url}: {e}")))?;
+    if !crate::navigation::is_external_link(&parsed) {
+        return Err(IpcError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "only web and mail links open outside Skald, not {}:",
+                parsed.scheme()
+            ),
+        ));
+    }
+    app.opener()
+        .open_url(parsed.as_str(), None::<&str>)
+        .map_err(|e| IpcError::new(ErrorCode::Internal, format!("could not open {url}: {e}")))
+}
