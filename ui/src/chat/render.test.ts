@@ -62,3 +62,60 @@ describe("conversation", () => {
     expect(root.querySelector('[data-testid="turn-running"]')).not.toBeNull();
   });
 });
+
+describe("conversation updates", () => {
+  const running: ToolCallView = { ...call, id: "c9", status: "running", result: null };
+  function longView() {
+    let view = emptyView();
+    for (let i = 0; i < 50; i++) {
+      view = addUserMessage(view, `question ${i}`);
+      view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: i, text: `answer **${i}**` });
+    }
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: running });
+    return view;
+  }
+
+  it("a streamed token touches only the streaming answer", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const before = Array.from(root.querySelectorAll("[data-key]"));
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "Hel" });
+    renderConversation(root, view, vi.fn());
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "lo" });
+    renderConversation(root, view, vi.fn());
+    const after = Array.from(root.querySelectorAll("[data-key]"));
+    expect(after.length).toBe(before.length);
+    after.forEach((n, i) => expect(n).toBe(before[i]));
+    expect(root.querySelector("[data-role=streaming]")!.textContent).toContain("Hello");
+  });
+
+  it("a card the person opened stays open while 500 tokens stream and when its call finishes", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    (root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement).open = true;
+    for (let i = 0; i < 500; i++) {
+      view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "x" });
+      renderConversation(root, view, vi.fn());
+    }
+    expect((root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement).open).toBe(true);
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "c9", result: "ok" });
+    renderConversation(root, view, vi.fn());
+    const card = root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement;
+    expect(card.open).toBe(true);
+    expect(card.querySelector(".tool-result")!.textContent).toBe("ok");
+  });
+
+  it("keeps the children in the view's order when messages come and go", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    view = { ...view, messages: view.messages.slice(10) };
+    view = addUserMessage(view, "new one");
+    renderConversation(root, view, vi.fn());
+    const keys = Array.from(root.querySelectorAll("[data-key]")).map((n) => (n as HTMLElement).dataset.key);
+    expect(keys).toEqual(view.messages.map((m) => m.key));
+  });
+});

@@ -3,7 +3,7 @@ import type { ApprovalRequest, ToolCallView } from "../bindings";
 import { type ApprovalActions, approvalPanel } from "./approval";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
-import { type ChatView, outcomeText } from "./state";
+import { type ChatView, outcomeText, type ViewMessage } from "./state";
 
 const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   running: "running",
@@ -61,33 +61,132 @@ export function toolCard(
   return card;
 }
 
+function messageNode(
+  m: ViewMessage,
+  view: ChatView,
+  openFile: (path: string) => void,
+  actions: ApprovalActions | undefined,
+): HTMLElement {
+  const node = el("div", { class: `msg msg-${m.role}`, "data-role": m.role, "data-key": m.key });
+  if (m.content.trim() !== "") {
+    node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
+  }
+  for (const c of m.toolCalls) {
+    const request = view.approvals[c.id];
+    node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+  }
+  return node;
+}
+
+function streamingNode(streaming: { text: string; reasoning: string }): HTMLElement {
+  const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
+  if (streaming.reasoning) node.append(el("div", { class: "reasoning" }, streaming.reasoning));
+  if (streaming.text) node.append(markdown(streaming.text));
+  return node;
+}
+
+/** What a message's node was built from; unchanged → the node is kept. */
+interface Built {
+  message: ViewMessage;
+  requests: (ApprovalRequest | undefined)[];
+  node: HTMLElement;
+}
+
+interface RenderCache {
+  messages: Map<string, Built>;
+  streaming: { text: string; reasoning: string; node: HTMLElement } | null;
+}
+
+const caches = new WeakMap<HTMLElement, RenderCache>();
+
+function sameCalls(a: ToolCallView[], b: ToolCallView[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((c, i) => {
+      const d = b[i];
+      return (
+        c.id === d.id &&
+        c.status === d.status &&
+        c.result === d.result &&
+        c.decisionReason === d.decisionReason &&
+        c.labelShort === d.labelShort &&
+        c.labelFull === d.labelFull &&
+        c.path === d.path
+      );
+    })
+  );
+}
+
+/** Renders `view` into `root`, touching only what changed since the last
+ *  call on the same root: a streamed token rebuilds the streaming answer
+ *  alone, finished Markdown is never parsed again, and a card the person
+ *  opened stays open (also when its message is rebuilt around it). */
 export function renderConversation(
   root: HTMLElement,
   view: ChatView,
   openFile: (path: string) => void,
   actions?: ApprovalActions,
 ): void {
+  let cache = caches.get(root);
+  if (!cache) {
+    cache = { messages: new Map(), streaming: null };
+    caches.set(root, cache);
+  }
   const items: HTMLElement[] = [];
+  const next = new Map<string, Built>();
   for (const m of view.messages) {
-    const cls = `msg msg-${m.role}`;
-    const node = el("div", { class: cls, "data-role": m.role });
-    if (m.content.trim() !== "") {
-      node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
+    const requests = m.toolCalls.map((c) => view.approvals[c.id]);
+    const old = cache.messages.get(m.key);
+    let node: HTMLElement;
+    if (
+      old &&
+      old.message.role === m.role &&
+      old.message.content === m.content &&
+      sameCalls(old.message.toolCalls, m.toolCalls) &&
+      old.requests.every((r, i) => r === requests[i])
+    ) {
+      node = old.node;
+    } else {
+      node = messageNode(m, view, openFile, actions);
+      if (old) keepOpenCards(old.node, node);
     }
-    for (const c of m.toolCalls) {
-      const request = view.approvals[c.id];
-      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
-    }
+    next.set(m.key, { message: m, requests, node });
     items.push(node);
   }
-  if (view.streaming && (view.streaming.text !== "" || view.streaming.reasoning !== "")) {
-    const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
-    if (view.streaming.reasoning) node.append(el("div", { class: "reasoning" }, view.streaming.reasoning));
-    if (view.streaming.text) node.append(markdown(view.streaming.text));
+  cache.messages = next;
+  const s = view.streaming;
+  if (s && (s.text !== "" || s.reasoning !== "")) {
+    const kept = cache.streaming;
+    const node = kept && kept.text === s.text && kept.reasoning === s.reasoning ? kept.node : streamingNode(s);
+    cache.streaming = { text: s.text, reasoning: s.reasoning, node };
     items.push(node);
+  } else {
+    cache.streaming = null;
   }
   if (view.running) items.push(el("div", { class: "thinking", "data-testid": "turn-running" }, "Working… (Esc to stop)"));
   const note = outcomeText(view.outcome);
   if (note) items.push(el("div", { class: "turn-note", role: "status" }, note));
-  root.replaceChildren(...items);
+  syncChildren(root, items);
+}
+
+/** Cards the person expanded stay expanded when their message is rebuilt. */
+function keepOpenCards(from: HTMLElement, to: HTMLElement): void {
+  for (const d of Array.from(from.querySelectorAll<HTMLDetailsElement>("details[data-tool-call]"))) {
+    if (!d.open) continue;
+    const id = d.dataset.toolCall ?? "";
+    const twin = Array.from(to.querySelectorAll<HTMLDetailsElement>("details[data-tool-call]")).find(
+      (e) => e.dataset.toolCall === id,
+    );
+    if (twin) twin.open = true;
+  }
+}
+
+/** Makes `root`'s children exactly `items`, moving or replacing only the
+ *  nodes that differ (kept nodes keep their state and scroll anchoring). */
+function syncChildren(root: HTMLElement, items: HTMLElement[]): void {
+  items.forEach((node, i) => {
+    const at = root.children[i];
+    if (at !== node) root.insertBefore(node, at ?? null);
+  });
+  while (root.children.length > items.length) root.lastElementChild?.remove();
 }

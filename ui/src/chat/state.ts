@@ -56,6 +56,14 @@ export function addUserMessage(view: ChatView, text: string): ChatView {
 
 /** Folds one event into the view (returns a new view; the input is not changed). */
 export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
+  // A token (the most frequent event by far) changes only the streamed
+  // text: the messages are shared, not copied, so it costs O(1).
+  if (event.type === "tokenDelta" || event.type === "reasoningDelta") {
+    const s = prev.streaming ?? { text: "", reasoning: "" };
+    const streaming =
+      event.type === "tokenDelta" ? { text: s.text + event.text, reasoning: s.reasoning } : { text: s.text, reasoning: s.reasoning + event.text };
+    return { ...prev, streaming };
+  }
   const view: ChatView = {
     ...prev,
     messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
@@ -67,12 +75,6 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       view.running = true;
       view.outcome = null;
       view.streaming = { text: "", reasoning: "" };
-      break;
-    case "tokenDelta":
-      view.streaming = { text: (view.streaming?.text ?? "") + event.text, reasoning: view.streaming?.reasoning ?? "" };
-      break;
-    case "reasoningDelta":
-      view.streaming = { text: view.streaming?.text ?? "", reasoning: (view.streaming?.reasoning ?? "") + event.text };
       break;
     case "assistantMessage":
       // Already there when a page re-attached to a turn whose messages it

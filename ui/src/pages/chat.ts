@@ -80,10 +80,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     view = { ...view, running: true };
     paint();
     try {
-      await send((event) => {
-        view = applyEvent(view, event);
-        paint();
-      });
+      await send(onEvent);
     } finally {
       await reload().catch(() => undefined);
     }
@@ -94,11 +91,33 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     previewAlwaysAllow: (id: string) => deps.api.previewAlwaysAllow(id),
     alwaysAllow: (id: string) => answer((onEvent) => deps.api.alwaysAllow(id, onEvent)),
   };
+  // Follow the answer only while the person is at the bottom: scrolled up
+  // to read, they stay where they are while tokens arrive.
+  let stickToBottom = true;
+  conversation.addEventListener("scroll", () => {
+    stickToBottom = conversation.scrollHeight - conversation.scrollTop - conversation.clientHeight < 40;
+  });
   const paint = () => {
     renderConversation(conversation, view, openFile, actions);
     stop.hidden = !view.running;
     send.disabled = view.running || !current;
-    conversation.scrollTop = conversation.scrollHeight;
+    if (stickToBottom) conversation.scrollTop = conversation.scrollHeight;
+  };
+  // Tokens arrive faster than frames: fold them into the view at once but
+  // paint at most once a frame; any other event paints immediately.
+  let frame: number | null = null;
+  const onEvent = (event: SessionEvent) => {
+    view = applyEvent(view, event);
+    if (event.type === "tokenDelta" || event.type === "reasoningDelta") {
+      frame ??= requestAnimationFrame(() => {
+        frame = null;
+        paint();
+      });
+      return;
+    }
+    if (frame !== null) cancelAnimationFrame(frame);
+    frame = null;
+    paint();
   };
   if (!current) {
     input.disabled = true;
@@ -115,8 +134,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       early.push(event);
       return;
     }
-    view = applyEvent(view, event);
-    paint();
+    onEvent(event);
     if (event.type === "turnEnded") void reload().catch(() => undefined);
   };
   const attached = deps.api.attachSession(current, follow).catch(() => false);
@@ -132,12 +150,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     input.value = "";
     view = addUserMessage(view, text);
     view = { ...view, running: true };
+    stickToBottom = true;
     paint();
     try {
-      await deps.api.sendMessage(current, text, (event) => {
-        view = applyEvent(view, event);
-        paint();
-      });
+      await deps.api.sendMessage(current, text, onEvent);
     } catch (e) {
       view = applyEvent(view, {
         type: "turnEnded",
