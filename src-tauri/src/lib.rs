@@ -99,6 +99,8 @@ pub fn run() {
             commands::settings::add_provider,
             commands::settings::set_default_model,
             commands::settings::local_ollama,
+            commands::settings::env_endpoints,
+            commands::settings::set_env_model,
             commands::viewer::view_file,
             commands::approvals::list_pending,
             commands::approvals::approve_call,

@@ -4,6 +4,9 @@ import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 
+/** What `GET /v1/models` lists. */
+export const MOCK_MODELS = ["mock-small", "mock-large"];
+
 /** `script` is a list of responses; each is a list of chunk objects (or strings for text deltas). */
 export async function startMockOpenAI(script) {
   const requests = [];
@@ -12,6 +15,12 @@ export async function startMockOpenAI(script) {
   const server = createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
+    // The model list Settings offers for an endpoint from the environment.
+    if (req.method === "GET" && req.url.endsWith("/models")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: MOCK_MODELS.map((id) => ({ id, object: "model", owned_by: "mock" })) }));
+      return;
+    }
     if (req.method !== "POST" || !req.url.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));

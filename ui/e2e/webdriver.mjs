@@ -24,13 +24,30 @@ export class Session {
           },
         };
         const res = await call(base, "POST", "/session", body);
-        return new Session(base, res.sessionId ?? res.value?.sessionId);
+        const session = new Session(base, res.sessionId ?? res.value?.sessionId);
+        await session.untilLoaded(deadline);
+        return session;
       } catch (e) {
         lastError = e;
         await sleep(500);
       }
     }
     throw new Error(`could not start a WebDriver session: ${lastError}`);
+  }
+
+  /** Waits for the app's document to finish loading: a script sent while
+   *  WebKit swaps in the first document fails with an empty "unknown error"
+   *  (seen on a loaded machine). */
+  async untilLoaded(deadline) {
+    while (Date.now() < deadline) {
+      try {
+        if ((await this.execute("return document.readyState")) === "complete") return;
+      } catch {
+        // the document is being replaced: ask again
+      }
+      await sleep(200);
+    }
+    throw new Error("the app's page did not finish loading");
   }
 
   cmd(method, path, body) {

@@ -7,6 +7,7 @@ import type {
   AppInfo,
   ApprovalResolution,
   ChatMessage,
+  EnvEndpointView,
   IpcError,
   LocalOllamaView,
   NewProviderInput,
@@ -16,6 +17,7 @@ import type {
   RunContextView,
   RuleInput,
   RuleView,
+  ProviderKindView,
   ProviderView,
   SessionEvent,
   SessionSummary,
@@ -33,6 +35,16 @@ export function openExternal(url: string): Promise<void> {
 
 export function appInfo(): Promise<AppInfo> {
   return invoke<AppInfo>("app_info");
+}
+
+/** Endpoints the environment configures, with the models each lists. */
+export function envEndpoints(): Promise<EnvEndpointView[]> {
+  return invoke<EnvEndpointView[]>("env_endpoints");
+}
+
+/** Remembers the model to use with an environment endpoint. */
+export function setEnvModel(kind: ProviderKindView, model: string): Promise<void> {
+  return invoke<void>("set_env_model", { kind, model });
 }
 
 /** An Ollama answering on this machine, with the models it has pulled, or null. */

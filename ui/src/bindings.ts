@@ -126,6 +126,16 @@ export type ProviderView = { id: string, kind: ProviderKindView, name: string, b
 
 export type LocalOllamaView = { baseUrl: string, models: Array<string>, };
 
+export type EnvEndpointView = { kind: ProviderKindView, baseUrl: string, hasApiKey: boolean, models: Array<string>, 
+/**
+ * Why the models could not be listed (then `models` is empty).
+ */
+error: string | null, 
+/**
+ * The model picked for it, remembered across launches.
+ */
+chosen: string | null, };
+
 export type NewProviderInput = { kind: ProviderKindView, name: string, baseUrl: string | null, apiKey: string | null, 
 /**
  * The model to add and make the default.

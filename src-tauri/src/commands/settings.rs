@@ -1,8 +1,8 @@
 //! Provider settings: list, add (key into the secrets store), pick the model.
 
 use skald_protocol::{
-    ErrorCode, IpcError, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView,
-    ProviderView,
+    EnvEndpointView, ErrorCode, IpcError, LocalOllamaView, ModelView, NewProviderInput,
+    ProviderKindView, ProviderView,
 };
 use skald_store::{NewModel, NewProvider, ProviderKind, Store, StoreError};
 
@@ -187,4 +187,61 @@ pub async fn local_ollama() -> Result<Option<LocalOllamaView>, IpcError> {
             base_url: base_url.to_string(),
             models,
         }))
+}
+
+fn env_kind_view(k: skald_session::EnvKind) -> ProviderKindView {
+    match k {
+        skald_session::EnvKind::Openai => ProviderKindView::Openai,
+        skald_session::EnvKind::Anthropic => ProviderKindView::Anthropic,
+        skald_session::EnvKind::Ollama => ProviderKindView::Ollama,
+    }
+}
+
+/// The endpoints the environment configures, each with the models it lists.
+#[tauri::command]
+pub async fn env_endpoints(
+    state: tauri::State<'_, AppState>,
+) -> Result<Vec<EnvEndpointView>, IpcError> {
+    let env = skald_llm::ProviderConfig::from_env();
+    let endpoints = skald_session::env_endpoints(&state.store, &env)
+        .await
+        .map_err(|e| e.to_ipc())?;
+    Ok(endpoints
+        .into_iter()
+        .map(|e| {
+            let (models, error) = match e.models {
+                Ok(m) => (m, None),
+                Err(why) => (Vec::new(), Some(why)),
+            };
+            EnvEndpointView {
+                kind: env_kind_view(e.kind),
+                base_url: e.base_url,
+                has_api_key: e.has_api_key,
+                models,
+                error,
+                chosen: e.chosen,
+            }
+        })
+        .collect())
+}
+
+/// Remembers the model to use with an environment endpoint.
+#[tauri::command]
+pub async fn set_env_model(
+    state: tauri::State<'_, AppState>,
+    kind: ProviderKindView,
+    model: String,
+) -> Result<(), IpcError> {
+    let kind = match kind {
+        ProviderKindView::Openai => skald_session::EnvKind::Openai,
+        ProviderKindView::Anthropic => skald_session::EnvKind::Anthropic,
+        ProviderKindView::Ollama => skald_session::EnvKind::Ollama,
+    };
+    let choice = skald_session::EnvModelChoice {
+        kind,
+        model: model.trim().to_string(),
+    };
+    skald_session::set_env_model(&state.store, &choice)
+        .await
+        .map_err(|e| e.to_ipc())
 }

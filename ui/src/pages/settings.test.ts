@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { localOllamaOffer, mountSettings, readProviderForm } from "./settings";
+import { envEndpointList, localOllamaOffer, mountSettings, readProviderForm } from "./settings";
 
 function form(fields: Record<string, string>): HTMLFormElement {
   const f = document.createElement("form");
@@ -48,6 +48,7 @@ describe("a local Ollama", () => {
     const api = {
       listProviders: vi.fn().mockResolvedValue([]),
       localOllama: vi.fn().mockResolvedValue({ baseUrl: "http://127.0.0.1:11434", models: ["qwen3:8b"] }),
+      envEndpoints: vi.fn().mockResolvedValue([]),
       errorMessage: String,
     };
     const root = document.createElement("div");
@@ -60,5 +61,31 @@ describe("a local Ollama", () => {
     await mountSettings(root, { api: api as any });
     expect(api.localOllama).not.toHaveBeenCalled();
     expect(root.querySelector("[data-testid=ollama-offer]")).toBeNull();
+  });
+});
+
+describe("environment endpoints", () => {
+  it("offer the models the endpoint lists and remember the pick", async () => {
+    const choose = vi.fn().mockResolvedValue(undefined);
+    const list = envEndpointList(
+      [{ kind: "openai", baseUrl: "http://127.0.0.1:8080/v1", hasApiKey: true, models: ["a-model", "b-model"], error: null, chosen: "b-model" }],
+      choose,
+    );
+    const select = list.querySelector("select") as HTMLSelectElement;
+    expect(Array.from(select.options).map((o) => o.value)).toEqual(["a-model", "b-model"]);
+    expect(select.value).toBe("b-model");
+    expect(list.querySelector("[data-testid=env-chosen-openai]")!.textContent).toBe("Chats use b-model.");
+    select.value = "a-model";
+    (list.querySelector("[data-testid=use-env-openai]") as HTMLButtonElement).click();
+    expect(choose).toHaveBeenCalledWith("openai", "a-model");
+  });
+
+  it("say why an endpoint lists nothing", () => {
+    const list = envEndpointList(
+      [{ kind: "ollama", baseUrl: "http://127.0.0.1:9", hasApiKey: false, models: [], error: "ollama: network error: refused", chosen: null }],
+      vi.fn(),
+    );
+    expect(list.querySelector("[role=alert]")!.textContent).toContain("network error");
+    expect(list.querySelector("select")).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // Settings: LLM providers (base URL, key, model) and the default model.
 import * as api from "../api";
-import type { LocalOllamaView, NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
+import type { EnvEndpointView, LocalOllamaView, NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
 import { el } from "../dom";
 
 const DEFAULT_URLS: Record<ProviderKindView, string> = {
@@ -34,6 +34,43 @@ function providerList(providers: ProviderView[], deps: { api: typeof api }, refr
         models,
       ),
     );
+  }
+  return list;
+}
+
+/** Endpoints set up through environment variables: pick the model they
+ *  list (remembered), so chats work without adding a provider. */
+export function envEndpointList(
+  endpoints: EnvEndpointView[],
+  choose: (kind: ProviderKindView, model: string) => Promise<void>,
+): HTMLElement {
+  const list = el("ul", { class: "providers", "data-testid": "env-endpoints" });
+  for (const e of endpoints) {
+    const item = el(
+      "li",
+      { "data-env": e.kind },
+      el("strong", {}, `${e.kind} from the environment`),
+      ` — ${e.baseUrl}${e.hasApiKey ? ", key set" : ""}`,
+    );
+    if (e.error) {
+      item.append(el("p", { class: "error", role: "alert" }, `Cannot list its models: ${e.error}`));
+    } else if (e.models.length === 0) {
+      item.append(el("p", { class: "muted" }, "It lists no models."));
+    } else {
+      const select = el("select", { name: `env-model-${e.kind}`, "aria-label": `Model for ${e.kind}` });
+      for (const m of e.models) {
+        const o = el("option", { value: m }, m);
+        o.selected = m === e.chosen;
+        select.append(o);
+      }
+      const use = el("button", { type: "button", "data-testid": `use-env-${e.kind}` }, "Use this model");
+      use.addEventListener("click", () => void choose(e.kind, select.value));
+      item.append(
+        el("div", { class: "row" }, select, use),
+        el("p", { class: "muted", "data-testid": `env-chosen-${e.kind}` }, e.chosen ? `Chats use ${e.chosen}.` : "No model picked yet."),
+      );
+    }
+    list.append(item);
   }
   return list;
 }
@@ -109,6 +146,20 @@ export async function mountSettings(root: HTMLElement, deps = { api }): Promise<
       message.textContent = api.errorMessage(err);
     }
   });
+  const endpoints = loadError ? [] : await deps.api.envEndpoints().catch(() => []);
+  const envSection: (HTMLElement | string)[] = endpoints.length
+    ? [
+        el("h2", {}, "From the environment"),
+        envEndpointList(endpoints, async (kind, model) => {
+          try {
+            await deps.api.setEnvModel(kind, model);
+            refresh();
+          } catch (err) {
+            message.textContent = api.errorMessage(err);
+          }
+        }),
+      ]
+    : [];
   let offer: HTMLElement | string = "";
   if (!loadError && providers.length === 0) {
     const found = await deps.api.localOllama().catch(() => null);
@@ -128,6 +179,7 @@ export async function mountSettings(root: HTMLElement, deps = { api }): Promise<
     el("h2", {}, "Providers"),
     loadError ? el("p", { class: "error", role: "alert" }, loadError) : providerList(providers, deps, refresh),
     offer,
+    ...envSection,
     el("h2", {}, "Add a provider"),
     form,
   );

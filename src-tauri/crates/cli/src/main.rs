@@ -12,6 +12,7 @@
 mod approve;
 mod catalog_md;
 mod chat;
+mod models;
 mod print;
 
 use std::io::Write;
@@ -105,6 +106,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The models each configured endpoint offers; `use NAME` picks the one
+    /// turns take when an endpoint comes from the environment only.
+    Models {
+        #[command(subcommand)]
+        command: Option<ModelsCommand>,
+    },
     /// Finish what a crash interrupted: settle unfinished tool calls (re-run
     /// the re-runnable ones) and answer turns that were cut short.
     Resume {
@@ -116,6 +123,35 @@ enum Command {
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
     },
+}
+
+#[derive(Subcommand)]
+enum ModelsCommand {
+    /// Use NAME for turns that name no model (environment endpoints).
+    Use {
+        /// The model, as `skald models` lists it.
+        name: String,
+        /// Which environment endpoint, when several are configured.
+        #[arg(long, value_enum)]
+        kind: Option<EnvKindArg>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EnvKindArg {
+    Openai,
+    Anthropic,
+    Ollama,
+}
+
+impl From<EnvKindArg> for skald_session::EnvKind {
+    fn from(k: EnvKindArg) -> Self {
+        match k {
+            EnvKindArg::Openai => skald_session::EnvKind::Openai,
+            EnvKindArg::Anthropic => skald_session::EnvKind::Anthropic,
+            EnvKindArg::Ollama => skald_session::EnvKind::Ollama,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -250,6 +286,15 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Resume { model, approve } => match data_dir(cli.data_dir) {
             Ok(dir) => chat::resume(&dir, model, approve).await,
+            Err(code) => code,
+        },
+        Command::Models { command } => match data_dir(cli.data_dir) {
+            Ok(dir) => match command {
+                None => models::list(&dir).await,
+                Some(ModelsCommand::Use { name, kind }) => {
+                    models::choose(&dir, &name, kind.map(Into::into)).await
+                }
+            },
             Err(code) => code,
         },
         Command::Inbox { json } => match data_dir(cli.data_dir) {

@@ -22,6 +22,7 @@ mod error;
 mod event;
 mod fake;
 mod framing;
+mod models;
 mod ollama;
 mod openai;
 mod provider;
@@ -37,6 +38,7 @@ pub use config::{
 pub use error::LlmError;
 pub use event::{StopReason, StreamEvent, Usage};
 pub use fake::{FakeProvider, ScriptStep, ScriptedTurn};
+pub use models::{ModelApi, list_models};
 pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};

@@ -6,10 +6,10 @@ use ts_rs::{Config, TS};
 
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
-    ChatMessage, ChatRole, ErrorCode, GroupView, IpcError, LocalOllamaView, ModelView,
-    NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView, RuleActionView,
-    RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary, ToolCallStatus,
-    ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    ChatMessage, ChatRole, EnvEndpointView, ErrorCode, GroupView, IpcError, LocalOllamaView,
+    ModelView, NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView,
+    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary,
+    ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -47,6 +47,7 @@ pub fn typescript() -> String {
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<LocalOllamaView>(&cfg),
+        decl::<EnvEndpointView>(&cfg),
         decl::<NewProviderInput>(&cfg),
         decl::<RuleActionView>(&cfg),
         decl::<GroupView>(&cfg),

@@ -19,5 +19,7 @@ pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApp
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
-pub use settings::{LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView};
+pub use settings::{
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
+};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

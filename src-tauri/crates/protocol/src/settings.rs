@@ -54,3 +54,19 @@ pub struct LocalOllamaView {
     pub base_url: String,
     pub models: Vec<String>,
 }
+
+/// An endpoint the environment configures (`OPENAI_BASE_URL`,
+/// `ANTHROPIC_API_KEY`, `OLLAMA_HOST`), with the models it lists, so the
+/// person can pick one without adding a provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EnvEndpointView {
+    pub kind: ProviderKindView,
+    pub base_url: String,
+    pub has_api_key: bool,
+    pub models: Vec<String>,
+    /// Why the models could not be listed (then `models` is empty).
+    pub error: Option<String>,
+    /// The model picked for it, remembered across launches.
+    pub chosen: Option<String>,
+}

@@ -84,6 +84,10 @@ pub enum SessionError {
     #[error(transparent)]
     Llm(#[from] LlmError),
 
+    /// A request the caller can fix (an empty model name, ...).
+    #[error("{0}")]
+    InvalidInput(String),
+
     /// The session's working directory is unusable.
     #[error("working directory {}: {reason}", .path.display())]
     WorkingDir {
@@ -104,6 +108,7 @@ impl SessionError {
             SessionError::Busy(_)
             | SessionError::BusyElsewhere(_)
             | SessionError::NoProvider(_)
+            | SessionError::InvalidInput(_)
             | SessionError::WorkingDir { .. }
             | SessionError::MissingInclude { .. }
             | SessionError::IncludeCycle { .. } => ErrorCode::InvalidInput,

@@ -13,6 +13,7 @@ mod approval;
 mod assemble;
 mod bus;
 mod calls;
+mod env_models;
 mod error;
 mod events;
 mod gate;
@@ -32,6 +33,10 @@ mod turn;
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use bus::{Attached, SessionBus, session_of};
+pub use env_models::{
+    ENV_MODEL_SETTING, EnvEndpoint, EnvKind, EnvModelChoice, env_endpoints, env_model_choice,
+    set_env_model,
+};
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};

@@ -12,6 +12,7 @@ use skald_core_api::BoxFuture;
 use skald_llm::{Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, ollama_models};
 use skald_store::{ProviderKind, ProviderRow, Store};
 
+use crate::env_models::{EnvKind, env_model_choice};
 use crate::error::SessionError;
 
 /// A client and the model name to ask it for.
@@ -72,7 +73,8 @@ impl ProviderResolver for FixedProvider {
 /// provider (Anthropic for `claude*` names when configured, else
 /// OpenAI-compatible, else Ollama); else the first enabled DB provider; else a
 /// detected Ollama. Without: the DB default model, else the first model of
-/// the first enabled DB provider.
+/// the first enabled DB provider, else the model picked for an environment
+/// endpoint ([`crate::set_env_model`]).
 pub struct DefaultProviderResolver {
     store: Store,
     env: ProviderConfig,
@@ -140,9 +142,15 @@ impl DefaultProviderResolver {
                         return self.row_client(p, &m.name).await;
                     }
                 }
+                if let Some(choice) = env_model_choice(&self.store).await?
+                    && let Some(r) = self.env_client_of(choice.kind, &choice.model)?
+                {
+                    return Ok(r);
+                }
                 if !providers.is_empty() || !self.env.is_empty() {
                     return Err(SessionError::NoProvider(
-                        "no model chosen: pass --model NAME (or pick a default model in Settings)"
+                        "no model chosen: pick one in Settings (it lists the models your \
+                         endpoint offers; `skald models` does too), or pass --model NAME"
                             .into(),
                     ));
                 }
@@ -197,6 +205,41 @@ impl DefaultProviderResolver {
             provider,
             model: model.to_string(),
         }))
+    }
+
+    /// The environment endpoint of `kind` asked for `model`, if the
+    /// environment still configures it.
+    fn env_client_of(
+        &self,
+        kind: EnvKind,
+        model: &str,
+    ) -> Result<Option<ResolvedModel>, SessionError> {
+        let provider: Arc<dyn LlmProvider> = match kind {
+            EnvKind::Openai => match &self.env.openai {
+                Some(o) => Arc::new(OpenAiCompatible::new(
+                    o.base_url.clone(),
+                    o.api_key.clone(),
+                )?),
+                None => return Ok(None),
+            },
+            EnvKind::Anthropic => match &self.env.anthropic {
+                Some(a) => Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?),
+                None => return Ok(None),
+            },
+            EnvKind::Ollama => match &self.env.ollama {
+                Some(o) => Arc::new(Ollama::new(o.base_url.clone())?),
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(ResolvedModel {
+            provider,
+            model: model.to_string(),
+        }))
+    }
+
+    /// The environment this resolver reads providers from.
+    pub fn env(&self) -> &ProviderConfig {
+        &self.env
     }
 
     async fn row_client(

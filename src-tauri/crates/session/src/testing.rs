@@ -20,6 +20,9 @@ struct Shared {
     stop: AtomicBool,
 }
 
+/// What the mock's `GET /v1/models` lists.
+pub const MOCK_MODELS: [&str; 2] = ["mock-small", "mock-large"];
+
 /// The mock server; stops accepting when dropped.
 pub struct MockOpenAi {
     base_url: String,
@@ -90,6 +93,8 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut length = 0usize;
     let mut line = String::new();
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
     loop {
         line.clear();
         if reader.read_line(&mut line)? == 0 {
@@ -107,6 +112,18 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     }
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body)?;
+    // `GET /v1/models`: a fixed list, outside the script (Settings and
+    // `skald models` ask for it; it is not a turn).
+    if request_line.starts_with("GET ") && request_line.contains("/models") {
+        let list = json!({"object": "list", "data": MOCK_MODELS.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "mock"})).collect::<Vec<_>>()}).to_string();
+        let mut out = stream;
+        write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{list}",
+            list.len()
+        )?;
+        return out.flush();
+    }
     lock(&shared.requests).push(serde_json::from_slice(&body).unwrap_or(Value::Null));
     let reply = lock(&shared.replies).pop_front();
     let mut out = stream;

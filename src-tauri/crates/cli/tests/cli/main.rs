@@ -6,6 +6,7 @@
 mod approve;
 mod chat;
 mod crash;
+mod models;
 mod store_integrity;
 mod tools;
 

@@ -6,6 +6,7 @@
 mod anthropic;
 mod fake;
 mod mock_server;
+mod models;
 mod ollama;
 mod openai;
 

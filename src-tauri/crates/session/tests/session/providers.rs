@@ -181,3 +181,72 @@ async fn a_local_ollama_without_models_says_to_pull_one() {
         "no CLI wording in the app: {err}"
     );
 }
+
+/// Defect: set up through the environment only, every turn failed with "no
+/// model chosen" and nothing offered one. The endpoint's list is offered and
+/// the pick is remembered, in the same store a later process opens.
+#[tokio::test]
+async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
+    use skald_session::{EnvKind, EnvModelChoice, env_endpoints, set_env_model};
+    let (dir, store) = store().await;
+    let models =
+        tags_server(r#"{"object":"list","data":[{"id":"qwen-coder"},{"id":"llama-70b"}]}"#).await;
+    let env = env_config(&[
+        ("OPENAI_BASE_URL", &format!("{models}/v1")),
+        ("OPENAI_API_KEY", "k"),
+    ]);
+    let endpoints = env_endpoints(&store, &env).await.unwrap();
+    assert_eq!(endpoints.len(), 1);
+    assert_eq!(endpoints[0].kind, EnvKind::Openai);
+    assert_eq!(
+        endpoints[0].models.as_deref(),
+        Ok(&["qwen-coder".to_string(), "llama-70b".to_string()][..])
+    );
+    assert_eq!(endpoints[0].chosen, None);
+
+    set_env_model(
+        &store,
+        &EnvModelChoice {
+            kind: EnvKind::Openai,
+            model: "llama-70b".into(),
+        },
+    )
+    .await
+    .unwrap();
+    // An empty pick is refused, and does not replace the one remembered.
+    assert!(
+        set_env_model(
+            &store,
+            &EnvModelChoice {
+                kind: EnvKind::Openai,
+                model: " ".into()
+            }
+        )
+        .await
+        .is_err()
+    );
+    drop(store);
+    let store = Store::open(dir.path()).await.unwrap();
+    assert_eq!(
+        env_endpoints(&store, &env).await.unwrap()[0]
+            .chosen
+            .as_deref(),
+        Some("llama-70b")
+    );
+    let r = DefaultProviderResolver::with_env(store, env).with_ollama_probe(None);
+    let m = r.resolve(None).await.unwrap();
+    assert_eq!(
+        (m.provider.name(), m.model.as_str()),
+        ("openai", "llama-70b")
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_environment_endpoint_says_why_it_lists_nothing() {
+    use skald_session::env_endpoints;
+    let (_d, store) = store().await;
+    let env = env_config(&[("OLLAMA_HOST", "http://127.0.0.1:9")]);
+    let endpoints = env_endpoints(&store, &env).await.unwrap();
+    let err = endpoints[0].models.as_ref().unwrap_err();
+    assert!(err.contains("network error"), "{err}");
+}
