@@ -20,6 +20,7 @@ import type {
   ProviderKindView,
   ProviderView,
   SessionEvent,
+  SessionSearchHit,
   SessionSummary,
   TurnOutcome,
 } from "./bindings";
@@ -68,6 +69,20 @@ export function listSessions(): Promise<SessionSummary[]> {
 
 export function createSession(title: string | null, workingDir: string | null): Promise<SessionSummary> {
   return invoke<SessionSummary>("create_session", { title, workingDir });
+}
+
+export function renameSession(sessionId: string, title: string): Promise<SessionSummary> {
+  return invoke<SessionSummary>("rename_session", { sessionId, title });
+}
+
+/** Deletes for good: the chat page offers Undo for a few seconds first. */
+export function deleteSession(sessionId: string): Promise<boolean> {
+  return invoke<boolean>("delete_session", { sessionId });
+}
+
+/** Sessions whose title or messages contain `text` (all of them for ""). */
+export function searchSessions(text: string): Promise<SessionSearchHit[]> {
+  return invoke<SessionSearchHit[]>("search_sessions", { text });
 }
 
 export function sessionHistory(sessionId: string): Promise<ChatMessage[]> {

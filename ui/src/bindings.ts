@@ -28,6 +28,12 @@ export type SessionSummary = { id: string, title: string, agentId: string, worki
  */
 createdAt: number, updatedAt: number, };
 
+export type SessionSearchHit = { session: SessionSummary, 
+/**
+ * The matching part of the first message that matched (None: the title did).
+ */
+snippet: string | null, };
+
 export type ChatRole = "user" | "assistant" | "tool" | "system";
 
 export type ToolCallView = { 

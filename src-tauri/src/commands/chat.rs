@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use skald_protocol::{ChatMessage, IpcError, SessionEvent, SessionSummary, TurnOutcome};
+use skald_protocol::{
+    ChatMessage, IpcError, SessionEvent, SessionSearchHit, SessionSummary, TurnOutcome,
+};
 use skald_session::{EventSink, SessionParams};
 use tauri::ipc::Channel;
 
@@ -40,11 +42,49 @@ pub async fn create_session(
         .or_else(|| Some(state.default_workdir.clone()));
     state
         .sessions
-        .create_session(SessionParams {
+        .new_chat(SessionParams {
             title,
             agent_id: None,
             working_dir,
         })
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+#[tauri::command]
+pub async fn rename_session(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    title: String,
+) -> Result<SessionSummary, IpcError> {
+    state
+        .sessions
+        .rename_session(&session_id, &title)
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Deletes a session for good (the UI offers Undo before it calls this).
+#[tauri::command]
+pub async fn delete_session(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+) -> Result<bool, IpcError> {
+    state
+        .sessions
+        .delete_session(&session_id)
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+#[tauri::command]
+pub async fn search_sessions(
+    state: tauri::State<'_, AppState>,
+    text: String,
+) -> Result<Vec<SessionSearchHit>, IpcError> {
+    state
+        .sessions
+        .search_sessions(&text)
         .await
         .map_err(|e| e.to_ipc())
 }

@@ -51,7 +51,7 @@ describe("chat page", () => {
       ["user", "Hello there"],
       ["assistant", "echo: Hello there"],
     ]);
-    expect(root.querySelector("[data-session=s1]")!.textContent).toBe("Hello there");
+    expect(root.querySelector("[data-session=s1] a")!.textContent).toBe("Hello there");
     expect((root.querySelector("[data-testid=stop]") as HTMLElement).hidden).toBe(true);
     root.remove();
   });

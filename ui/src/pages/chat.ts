@@ -1,10 +1,11 @@
 // The chat page: sessions on the left, the conversation and composer on the
 // right. Events of the running turn are folded into the view as they arrive.
 import * as api from "../api";
-import type { ApprovalRequest, SessionEvent, SessionSummary } from "../bindings";
+import type { ApprovalRequest, SessionEvent } from "../bindings";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, settle } from "../chat/state";
 import { el } from "../dom";
+import { sessionList } from "./session_list";
 import { sessionSettingsPanel } from "./session_settings";
 
 export interface ChatDeps {
@@ -16,20 +17,6 @@ const defaultDeps: ChatDeps = { api, navigate: (h) => (location.hash = h) };
 
 export function openFileHash(path: string): string {
   return `#/view?path=${encodeURIComponent(path)}`;
-}
-
-function sessionList(sessions: SessionSummary[], current: string | null, deps: ChatDeps): HTMLElement {
-  const list = el("ul", { class: "session-list", "data-testid": "session-list" });
-  for (const s of sessions) {
-    const a = el("a", { href: `#/chat/${s.id}`, class: s.id === current ? "active" : "" }, s.title || "New chat");
-    list.append(el("li", { "data-session": s.id }, a));
-  }
-  const newBtn = el("button", { class: "new-chat", type: "button", "data-testid": "new-chat" }, "+ New chat");
-  newBtn.addEventListener("click", async () => {
-    const s = await deps.api.createSession(null, null);
-    deps.navigate(`#/chat/${s.id}`);
-  });
-  return el("aside", { class: "sessions" }, newBtn, list);
 }
 
 /** Mounts the chat for `sessionId` (or the newest session, or an empty state). */

@@ -8,8 +8,8 @@ use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
     ChatMessage, ChatRole, EnvEndpointView, ErrorCode, GroupView, IpcError, LocalOllamaView,
     ModelView, NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView,
-    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary,
-    ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSearchHit,
+    SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -34,6 +34,7 @@ pub fn typescript() -> String {
         decl::<ToolCallStatus>(&cfg),
         decl::<AppInfo>(&cfg),
         decl::<SessionSummary>(&cfg),
+        decl::<SessionSearchHit>(&cfg),
         decl::<ChatRole>(&cfg),
         decl::<ToolCallView>(&cfg),
         decl::<ChatMessage>(&cfg),

@@ -18,7 +18,10 @@ pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
-pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
+pub use session::{
+    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
+    TurnOutcome,
+};
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
 };

@@ -21,6 +21,15 @@ pub struct SessionSummary {
     pub updated_at: i64,
 }
 
+/// A session found by a search, with where its text matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSearchHit {
+    pub session: SessionSummary,
+    /// The matching part of the first message that matched (None: the title did).
+    pub snippet: Option<String>,
+}
+
 /// Who wrote a history message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skald_protocol::{ChatMessage, SessionSummary};
+use skald_protocol::{ChatMessage, SessionSearchHit, SessionSummary};
 use skald_store::{FrameStatus, NewSession, NewStackFrame, SessionRow, StackFrameRow, Store};
 
 use crate::assemble::chat_messages;
@@ -35,6 +35,72 @@ impl ChatSessionHandler {
             .await?;
         root_frame(&self.inner.store, &row).await?;
         Ok(summary(&row))
+    }
+
+    /// "New chat": the newest untitled session without a message (same agent
+    /// and working directory) when there is one, else a new session — so
+    /// clicking New chat twice does not leave empty sessions behind.
+    pub async fn new_chat(&self, params: SessionParams) -> Result<SessionSummary, SessionError> {
+        if params.title.as_deref().is_none_or(str::is_empty) {
+            let agent = params
+                .agent_id
+                .clone()
+                .unwrap_or_else(|| self.inner.config.default_agent.clone());
+            let dir = match &params.working_dir {
+                Some(dir) => Some(absolute_dir(dir)?.to_string_lossy().into_owned()),
+                None => None,
+            };
+            let sessions = self.inner.store.sessions();
+            if let Some(row) = sessions.newest_empty(&agent, dir.as_deref()).await? {
+                sessions.touch(&row.id).await?;
+                return self.open_session(&row.id).await;
+            }
+        }
+        self.create_session(params).await
+    }
+
+    /// Gives the session a title of the person's choosing.
+    pub async fn rename_session(
+        &self,
+        session_id: &str,
+        title: &str,
+    ) -> Result<SessionSummary, SessionError> {
+        let title = title.trim();
+        if title.is_empty() {
+            return Err(SessionError::InvalidInput("a chat needs a title".into()));
+        }
+        self.session_row(session_id).await?;
+        self.inner
+            .store
+            .sessions()
+            .rename(session_id, title)
+            .await?;
+        self.open_session(session_id).await
+    }
+
+    /// Sessions whose title or messages contain `text`, with the matching
+    /// part of the first message that does.
+    pub async fn search_sessions(&self, text: &str) -> Result<Vec<SessionSearchHit>, SessionError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(self
+                .list_sessions()
+                .await?
+                .into_iter()
+                .map(|session| SessionSearchHit {
+                    session,
+                    snippet: None,
+                })
+                .collect());
+        }
+        let hits = self.inner.store.sessions().search(text).await?;
+        Ok(hits
+            .into_iter()
+            .map(|(row, content)| SessionSearchHit {
+                session: summary(&row),
+                snippet: content.map(|c| snippet(&c, text)),
+            })
+            .collect())
     }
 
     /// Every session, most recently used first.
@@ -149,4 +215,52 @@ pub(crate) async fn root_frame(
             status: FrameStatus::Waiting,
         })
         .await?)
+}
+
+/// About 120 characters of `content` around the first (ASCII case-insensitive)
+/// occurrence of `needle`, on one line.
+fn snippet(content: &str, needle: &str) -> String {
+    const SIDE: usize = 60;
+    let flat: String = content.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = flat.to_ascii_lowercase();
+    let at = lower.find(&needle.to_ascii_lowercase()).unwrap_or(0);
+    let start = flat[..at]
+        .char_indices()
+        .rev()
+        .nth(SIDE)
+        .map_or(0, |(i, _)| i);
+    let end = flat[at..]
+        .char_indices()
+        .nth(needle.len() + SIDE)
+        .map_or(flat.len(), |(i, _)| at + i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&flat[start..end]);
+    if end < flat.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snippet;
+
+    #[test]
+    fn snippets_centre_on_the_match_and_say_where_they_cut() {
+        assert_eq!(snippet("short text here", "TEXT"), "short text here");
+        let long = format!("{} needle {}", "a ".repeat(100), "b ".repeat(100));
+        let s = snippet(&long, "needle");
+        assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
+        assert!(s.contains("needle"));
+        assert!(s.chars().count() < 140, "{}", s.chars().count());
+        // Multi-byte text never splits a character.
+        let s = snippet(
+            &format!("{}ß needle ü{}", "é".repeat(80), "ö".repeat(80)),
+            "needle",
+        );
+        assert!(s.contains("ß needle ü"), "{s}");
+    }
 }

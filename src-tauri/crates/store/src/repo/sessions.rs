@@ -163,6 +163,56 @@ impl SessionsRepo {
         expect_one(done.rows_affected(), "session", id)
     }
 
+    /// The newest untitled session with no message yet, for this agent and
+    /// working directory: "New chat" reuses it instead of piling up empties.
+    pub async fn newest_empty(
+        &self,
+        agent_id: &str,
+        working_dir: Option<&str>,
+    ) -> Result<Option<SessionRow>> {
+        let row = sqlx::query_as(
+            "SELECT * FROM chat_sessions s
+             WHERE s.title = '' AND s.agent_id = ? AND s.working_dir IS ?
+               AND NOT EXISTS (SELECT 1 FROM chat_history h WHERE h.session_id = s.id)
+             ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1",
+        )
+        .bind(agent_id)
+        .bind(working_dir)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row)
+    }
+
+    /// Sessions whose title or any user/assistant message contains `text`
+    /// (case-insensitive for ASCII), most recently updated first, each with
+    /// the first matching message (None when only the title matched).
+    pub async fn search(&self, text: &str) -> Result<Vec<(SessionRow, Option<String>)>> {
+        let pattern = format!("%{}%", like_escape(text));
+        let rows: Vec<SessionRow> = sqlx::query_as(
+            "SELECT * FROM chat_sessions s
+             WHERE s.title LIKE ?1 ESCAPE '\\'
+                OR EXISTS (SELECT 1 FROM chat_history h WHERE h.session_id = s.id
+                           AND h.role IN ('user', 'assistant') AND h.content LIKE ?1 ESCAPE '\\')
+             ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 200",
+        )
+        .bind(&pattern)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let hit: Option<(String,)> = sqlx::query_as(
+                "SELECT content FROM chat_history WHERE session_id = ? AND role IN ('user', 'assistant')
+                 AND content LIKE ? ESCAPE '\\' ORDER BY id LIMIT 1",
+            )
+            .bind(&row.id)
+            .bind(&pattern)
+            .fetch_optional(&self.pool)
+            .await?;
+            out.push((row, hit.map(|(c,)| c)));
+        }
+        Ok(out)
+    }
+
     /// Deletes the session and everything hanging off it. Returns whether it existed.
     pub async fn delete(&self, id: &str) -> Result<bool> {
         let done = sqlx::query("DELETE FROM chat_sessions WHERE id = ?")
@@ -171,4 +221,16 @@ impl SessionsRepo {
             .await?;
         Ok(done.rows_affected() > 0)
     }
+}
+
+/// `text` with LIKE's wildcards taken literally (escape character `\`).
+fn like_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
