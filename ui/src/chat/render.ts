@@ -61,6 +61,19 @@ export function toolCard(
   return card;
 }
 
+/** The model's reasoning as a collapsible "thinking" block: open while it streams,
+ *  collapsed once the message is stored. */
+export function thinkingBlock(text: string, live: boolean): HTMLElement {
+  const block = el(
+    "details",
+    { class: "reasoning", "data-testid": "thinking" },
+    el("summary", {}, live ? "Thinking…" : "Thinking"),
+    el("div", { class: "reasoning-text" }, text),
+  );
+  block.open = live;
+  return block;
+}
+
 export function renderConversation(
   root: HTMLElement,
   view: ChatView,
@@ -71,6 +84,7 @@ export function renderConversation(
   for (const m of view.messages) {
     const cls = `msg msg-${m.role}`;
     const node = el("div", { class: cls, "data-role": m.role });
+    if (m.reasoning) node.append(thinkingBlock(m.reasoning, false));
     if (m.content.trim() !== "") {
       node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
     }
@@ -82,7 +96,7 @@ export function renderConversation(
   }
   if (view.streaming && (view.streaming.text !== "" || view.streaming.reasoning !== "")) {
     const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
-    if (view.streaming.reasoning) node.append(el("div", { class: "reasoning" }, view.streaming.reasoning));
+    if (view.streaming.reasoning) node.append(thinkingBlock(view.streaming.reasoning, true));
     if (view.streaming.text) node.append(markdown(view.streaming.text));
     items.push(node);
   }

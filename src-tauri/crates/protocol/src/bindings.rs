@@ -9,7 +9,7 @@ use crate::{
     ChatMessage, ChatRole, ErrorCode, GroupView, IpcError, LocalOllamaView, ModelView,
     NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView, RuleActionView,
     RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary, ToolCallStatus,
-    ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -36,6 +36,7 @@ pub fn typescript() -> String {
         decl::<SessionSummary>(&cfg),
         decl::<ChatRole>(&cfg),
         decl::<ToolCallView>(&cfg),
+        decl::<UsageView>(&cfg),
         decl::<ChatMessage>(&cfg),
         decl::<TurnOutcome>(&cfg),
         decl::<ApprovalKind>(&cfg),

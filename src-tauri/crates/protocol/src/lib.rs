@@ -18,6 +18,8 @@ pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
-pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
+pub use session::{
+    ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome, UsageView,
+};
 pub use settings::{LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

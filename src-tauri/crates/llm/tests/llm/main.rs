@@ -8,6 +8,7 @@ mod fake;
 mod mock_server;
 mod ollama;
 mod openai;
+mod replay;
 
 use skald_llm::{ChatRequest, Message, RetryPolicy, ToolCall};
 use std::time::Duration;
@@ -20,10 +21,10 @@ pub fn fixed_request() -> ChatRequest {
         system: Some("You are Skald.".into()),
         messages: vec![
             Message::user("What is in a.txt?"),
-            Message::Assistant {
-                content: "Let me read it.".into(),
-                tool_calls: vec![ToolCall::new("call_1", "read_file", r#"{"path":"a.txt"}"#)],
-            },
+            Message::assistant_calls(
+                "Let me read it.",
+                vec![ToolCall::new("call_1", "read_file", r#"{"path":"a.txt"}"#)],
+            ),
             Message::tool_result("call_1", "hello world"),
             Message::system("The user prefers short answers."),
             Message::user("Summarise it."),

@@ -12,6 +12,7 @@ mod discovery;
 mod driver;
 mod interface;
 mod providers;
+mod reasoning;
 mod resume;
 mod snapshots;
 mod stop;
