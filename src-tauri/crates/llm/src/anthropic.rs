@@ -19,7 +19,9 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message, ReasoningPart, ToolSpec, arguments_object};
+use crate::types::{
+    ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolSpec, arguments_object,
+};
 
 /// A client for Anthropic's Messages API.
 #[derive(Clone)]
@@ -207,12 +209,21 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
         })
         .collect();
 
+    let budget = req.reasoning.and_then(ReasoningEffort::anthropic_budget);
+    let mut max_tokens = req.max_tokens.unwrap_or(default_max_tokens);
+    if let Some(budget) = budget {
+        // `max_tokens` must exceed the thinking budget, with room left for the answer.
+        max_tokens = max_tokens.max(budget.saturating_add(default_max_tokens.min(4096)));
+    }
     let mut body = json!({
         "model": req.model,
-        "max_tokens": req.max_tokens.unwrap_or(default_max_tokens),
+        "max_tokens": max_tokens,
         "stream": true,
         "messages": messages,
     });
+    if let Some(budget) = budget {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
     if !system.is_empty() {
         body["system"] = json!(system.join("\n\n"));
     }
@@ -231,7 +242,10 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
     if !tools.is_empty() {
         body["tools"] = json!(tools);
     }
-    if let Some(t) = req.temperature {
+    // Extended thinking does not take a changed temperature.
+    if let Some(t) = req.temperature
+        && budget.is_none()
+    {
         body["temperature"] = json_f32(t);
     }
     body

@@ -21,7 +21,7 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message, ReasoningPart, arguments_object};
+use crate::types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, arguments_object};
 
 /// A client for a local (or remote) Ollama server.
 #[derive(Clone)]
@@ -192,6 +192,9 @@ fn request_body(req: &ChatRequest) -> Value {
         });
     }
     let mut body = json!({"model": req.model, "messages": messages, "stream": true});
+    if let Some(effort) = req.reasoning {
+        body["think"] = json!(effort != ReasoningEffort::Off);
+    }
     if !req.tools.is_empty() {
         body["tools"] = req.tools.iter().map(function_tool).collect();
     }

@@ -17,7 +17,7 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message, ReasoningPart, ToolCall};
+use crate::types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolCall};
 
 /// A client for any OpenAI-compatible `POST {base_url}/chat/completions` endpoint.
 #[derive(Clone)]
@@ -89,7 +89,9 @@ impl OpenAiCompatible {
             let (_, v) = header("authorization", &format!("Bearer {key}"))?;
             headers.insert(AUTHORIZATION, v);
         }
-        let body = serde_json::to_vec(&request_body(req))
+        // OpenRouter takes effort in its own `reasoning` object.
+        let openrouter = self.base_url.contains("openrouter.ai") || self.name == "openrouter";
+        let body = serde_json::to_vec(&request_body(req, openrouter))
             .map_err(|e| LlmError::Config(format!("request body: {e}")))?;
         Ok(HttpCall {
             provider: self.name.clone(),
@@ -120,7 +122,7 @@ impl LlmProvider for OpenAiCompatible {
 }
 
 /// The Chat Completions request body for `req`.
-fn request_body(req: &ChatRequest) -> Value {
+fn request_body(req: &ChatRequest, openrouter: bool) -> Value {
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if let Some(system) = &req.system {
         messages.push(json!({"role": "system", "content": system}));
@@ -173,6 +175,20 @@ fn request_body(req: &ChatRequest) -> Value {
     }
     if let Some(t) = req.temperature {
         body["temperature"] = json_f32(t);
+    }
+    match (req.reasoning, openrouter) {
+        // OpenRouter's unified `reasoning` object ("none" turns it off).
+        (Some(effort), true) => {
+            let effort = match effort {
+                ReasoningEffort::Off => "none",
+                other => other.as_str(),
+            };
+            body["reasoning"] = json!({"effort": effort});
+        }
+        // OpenAI, DeepSeek, Groq, xAI: `reasoning_effort`; "off" is not a value they share,
+        // so it leaves the model's default.
+        (Some(ReasoningEffort::Off) | None, false) | (None, true) => {}
+        (Some(effort), false) => body["reasoning_effort"] = json!(effort.as_str()),
     }
     body
 }

@@ -23,6 +23,60 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
     pub temperature: Option<f32>,
+    /// How much the model should reason, where its API lets a client say; `None` leaves it
+    /// to the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ReasoningEffort>,
+}
+
+/// A model's reasoning setting, mapped by each client onto what its API offers: Anthropic's
+/// extended-thinking budget, OpenAI-style `reasoning_effort` (OpenRouter's `reasoning`
+/// object), Ollama's `think`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    /// Reasoning off, where the API can turn it off.
+    Off,
+    /// A little.
+    Low,
+    /// The usual amount.
+    Medium,
+    /// As much as the API allows by effort.
+    High,
+}
+
+impl ReasoningEffort {
+    /// The setting's text (`off`, `low`, `medium`, `high`), as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Off => "off",
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+
+    /// Parses the stored text; anything else is `None` (the provider's default).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "off" => Some(ReasoningEffort::Off),
+            "low" => Some(ReasoningEffort::Low),
+            "medium" => Some(ReasoningEffort::Medium),
+            "high" => Some(ReasoningEffort::High),
+            _ => None,
+        }
+    }
+
+    /// Anthropic's `thinking.budget_tokens` for this effort (`None`: thinking off). The
+    /// API's minimum is 1024.
+    pub fn anthropic_budget(self) -> Option<u32> {
+        match self {
+            ReasoningEffort::Off => None,
+            ReasoningEffort::Low => Some(2048),
+            ReasoningEffort::Medium => Some(8192),
+            ReasoningEffort::High => Some(24576),
+        }
+    }
 }
 
 /// One message of a conversation.

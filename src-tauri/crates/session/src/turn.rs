@@ -175,6 +175,7 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         tools,
         max_tokens: None,
         temperature: None,
+        reasoning: model.reasoning,
     })
 }
 

@@ -32,6 +32,7 @@ pub fn fixed_request() -> ChatRequest {
         tools: vec![read_file_tool()],
         max_tokens: Some(1024),
         temperature: Some(0.2),
+        reasoning: None,
     }
 }
 

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use skald_llm::{
     Anthropic, AssistantResponse, ChatRequest, LlmProvider, Message, Ollama, OpenAiCompatible,
-    ReasoningPart, ResponseAccumulator, StopReason, ToolCall,
+    ReasoningEffort, ReasoningPart, ResponseAccumulator, StopReason, ToolCall,
 };
 
 use crate::mock_server::{MockServer, Reply, collect, sse_data, sse_event};
@@ -363,6 +363,69 @@ async fn reasoning_goes_back_only_where_its_provider_documents_it() {
             // Other providers' reasoning has no signature Anthropic would accept.
             Kind::Anthropic => assert_eq!(msg["content"], json!([{"type": "text", "text": "Hi"}])),
             Kind::Ollama => assert!(msg.get("thinking").is_none(), "{msg}"),
+        }
+    }
+}
+
+/// The first request's body of `client` for `req`.
+async fn body_for(kind: Kind, req: &ChatRequest, name: Option<&str>) -> Value {
+    let server = MockServer::start([kind.reply(kind.final_answer())]).await;
+    let client: Box<dyn LlmProvider> = match name {
+        Some(n) => Box::new(
+            OpenAiCompatible::new(format!("{}/v1", server.url), None)
+                .unwrap()
+                .with_name(n)
+                .with_retry_policy(fast_retries(0)),
+        ),
+        None => kind.client(&server),
+    };
+    let (_, err) = collect(client.stream(req)).await;
+    assert_eq!(err, None);
+    server.requests()[0].body.clone()
+}
+
+#[tokio::test]
+async fn reasoning_effort_maps_onto_each_api() {
+    let req = |effort| ChatRequest {
+        model: "m".into(),
+        messages: vec![Message::user("hi")],
+        temperature: Some(0.3),
+        reasoning: effort,
+        ..ChatRequest::default()
+    };
+    let high = req(Some(ReasoningEffort::High));
+    // Anthropic: extended thinking with a budget below max_tokens, no changed temperature.
+    let b = body_for(Kind::Anthropic, &high, None).await;
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": 24576})
+    );
+    assert!(b["max_tokens"].as_u64().unwrap() > 24576);
+    assert!(b.get("temperature").is_none(), "{b}");
+    let b = body_for(Kind::Anthropic, &req(Some(ReasoningEffort::Off)), None).await;
+    assert!(
+        b.get("thinking").is_none() && b["temperature"].is_number(),
+        "{b}"
+    );
+    // OpenAI-style servers: `reasoning_effort`; OpenRouter: its `reasoning` object.
+    let b = body_for(Kind::OpenAi, &req(Some(ReasoningEffort::Low)), None).await;
+    assert_eq!(b["reasoning_effort"], "low");
+    let b = body_for(
+        Kind::OpenAi,
+        &req(Some(ReasoningEffort::Off)),
+        Some("openrouter"),
+    )
+    .await;
+    assert_eq!(b["reasoning"], json!({"effort": "none"}));
+    assert!(b.get("reasoning_effort").is_none(), "{b}");
+    // Ollama: `think`.
+    let b = body_for(Kind::Ollama, &req(Some(ReasoningEffort::Off)), None).await;
+    assert_eq!(b["think"], false);
+    // Unset: each provider's default, nothing sent.
+    for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Ollama] {
+        let b = body_for(kind, &req(None), None).await;
+        for key in ["thinking", "reasoning_effort", "reasoning", "think"] {
+            assert!(b.get(key).is_none(), "{key} in {b}");
         }
     }
 }

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use skald_llm::{
-    ChatRequest, EventStream, FakeProvider, LlmError, LlmProvider, Message, ReasoningPart,
-    ScriptedTurn, StopReason, StreamEvent,
+    ChatRequest, EventStream, FakeProvider, LlmError, LlmProvider, Message, ReasoningEffort,
+    ReasoningPart, ScriptedTurn, StopReason, StreamEvent,
 };
 use skald_protocol::{ChatRole, SessionEvent, TurnOutcome};
 use skald_session::{ChatSessionHandler, FixedProvider, RecordingSink, SessionParams};
@@ -115,7 +115,10 @@ async fn a_provider_that_requires_its_reasoning_back_completes_three_tool_rounds
     let handler = ChatSessionHandler::new(
         store.clone(),
         Arc::new(builtin_registry(&BuiltinDeps::default())),
-        Arc::new(FixedProvider::new(provider.clone(), "test-model")),
+        Arc::new(
+            FixedProvider::new(provider.clone(), "test-model")
+                .with_reasoning(Some(ReasoningEffort::High)),
+        ),
         agents,
     );
     let sid = handler
@@ -133,6 +136,11 @@ async fn a_provider_that_requires_its_reasoning_back_completes_three_tool_rounds
     assert_eq!(requests.len(), 4, "three tool rounds and the answer");
     for r in &requests {
         assert_eq!(RequiresReasoningBack::check(r), Ok(()));
+        assert_eq!(
+            r.reasoning,
+            Some(ReasoningEffort::High),
+            "the model's setting"
+        );
     }
 
     // Stored in history (a restart sends it back too) and shown: each assistant message
