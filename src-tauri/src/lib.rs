@@ -87,6 +87,7 @@ pub fn run() {
             commands::settings::list_providers,
             commands::settings::add_provider,
             commands::settings::set_default_model,
+            commands::settings::set_model_reasoning,
             commands::settings::local_ollama,
             commands::viewer::view_file,
             commands::approvals::list_pending,

@@ -159,7 +159,13 @@ reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: 
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 
-export type ModelView = { id: number, name: string, isDefault: boolean, };
+export type ReasoningSetting = "off" | "low" | "medium" | "high";
+
+export type ModelView = { id: number, name: string, isDefault: boolean, 
+/**
+ * `None`: the provider's default.
+ */
+reasoning: ReasoningSetting | null, };
 
 export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
 

@@ -7,9 +7,9 @@ use ts_rs::{Config, TS};
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
     ChatMessage, ChatRole, ErrorCode, GroupView, IpcError, LocalOllamaView, ModelView,
-    NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView, RuleActionView,
-    RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary, ToolCallStatus,
-    ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
+    NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView, ReasoningSetting,
+    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary,
+    ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -45,6 +45,7 @@ pub fn typescript() -> String {
         decl::<ApprovalResolution>(&cfg),
         decl::<SessionEvent>(&cfg),
         decl::<ProviderKindView>(&cfg),
+        decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<LocalOllamaView>(&cfg),

@@ -21,5 +21,7 @@ pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView,
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome, UsageView,
 };
-pub use settings::{LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView};
+pub use settings::{
+    LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView, ReasoningSetting,
+};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
