@@ -101,6 +101,7 @@ pub fn run() {
             commands::settings::list_providers,
             commands::settings::add_provider,
             commands::settings::set_default_model,
+            commands::settings::set_model_reasoning,
             commands::settings::local_ollama,
             commands::settings::env_endpoints,
             commands::settings::set_env_model,

@@ -19,6 +19,7 @@ import type {
   RuleView,
   ProviderKindView,
   ProviderView,
+  ReasoningSetting,
   SessionEvent,
   SessionSearchHit,
   SessionSummary,
@@ -125,6 +126,11 @@ export function addProvider(input: NewProviderInput): Promise<ProviderView> {
 
 export function setDefaultModel(modelId: number): Promise<void> {
   return invoke<void>("set_default_model", { modelId });
+}
+
+/** How much a model reasons; `null` leaves it to the provider. */
+export function setModelReasoning(modelId: number, reasoning: ReasoningSetting | null): Promise<void> {
+  return invoke<void>("set_model_reasoning", { modelId, reasoning });
 }
 
 /** Every call waiting for a person, across sessions (the Agent Inbox). */

@@ -55,7 +55,38 @@ arguments: JsonValue, status: ToolCallStatus, result: string | null,
  */
 decisionReason: string | null, };
 
-export type ChatMessage = { id: number, role: ChatRole, content: string, toolCalls: Array<ToolCallView>, createdAt: number, };
+export type UsageView = { 
+/**
+ * Prompt tokens, cached ones included.
+ */
+inputTokens: number, 
+/**
+ * Generated tokens, reasoning included.
+ */
+outputTokens: number, 
+/**
+ * Prompt tokens read from the provider's cache.
+ */
+cacheReadTokens: number, 
+/**
+ * Prompt tokens written to the provider's cache.
+ */
+cacheWriteTokens: number, 
+/**
+ * Reasoning tokens.
+ */
+reasoningTokens: number, costUsd: number | null, };
+
+export type ChatMessage = { id: number, role: ChatRole, content: string, toolCalls: Array<ToolCallView>, createdAt: number, 
+/**
+ * The readable reasoning that came with an assistant message (the UI's collapsible
+ * "thinking" block); `None` when the model did not reason or kept it encrypted.
+ */
+reasoning: string | null, 
+/**
+ * What the request that produced an assistant message used, when reported.
+ */
+usage: UsageView | null, };
 
 export type TurnOutcome = { "kind": "completed" } | { "kind": "cancelled" } | { "kind": "roundLimit", rounds: number, } | { "kind": "failed", message: string, };
 
@@ -122,11 +153,25 @@ live: boolean, };
 
 export type ApprovalResolution = { "kind": "live" } | { "kind": "settled" };
 
-export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
+export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
+/**
+ * Prompt tokens read from the provider's cache (part of `input_tokens`).
+ */
+cacheReadTokens: number, 
+/**
+ * Reasoning tokens (part of `output_tokens`).
+ */
+reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 
-export type ModelView = { id: number, name: string, isDefault: boolean, };
+export type ReasoningSetting = "off" | "low" | "medium" | "high";
+
+export type ModelView = { id: number, name: string, isDefault: boolean, 
+/**
+ * `None`: the provider's default.
+ */
+reasoning: ReasoningSetting | null, };
 
 export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
 

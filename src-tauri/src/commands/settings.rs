@@ -2,7 +2,7 @@
 
 use skald_protocol::{
     EnvEndpointView, ErrorCode, IpcError, LocalOllamaView, ModelView, NewProviderInput,
-    ProviderKindView, ProviderView,
+    ProviderKindView, ProviderView, ReasoningSetting,
 };
 use skald_store::{NewModel, NewProvider, ProviderKind, Store, StoreError};
 
@@ -41,6 +41,7 @@ async fn views(store: &Store) -> Result<Vec<ProviderView>, IpcError> {
                 id: m.id,
                 name: m.name,
                 is_default: m.is_default,
+                reasoning: m.reasoning.as_deref().and_then(ReasoningSetting::parse),
             })
             .collect();
         out.push(ProviderView {
@@ -154,6 +155,21 @@ pub async fn set_default_model(
         .store
         .providers()
         .set_default_model(model_id)
+        .await
+        .map_err(storage)
+}
+
+/// How much a model should reason; `None` leaves it to the provider.
+#[tauri::command]
+pub async fn set_model_reasoning(
+    state: tauri::State<'_, AppState>,
+    model_id: i64,
+    reasoning: Option<ReasoningSetting>,
+) -> Result<(), IpcError> {
+    state
+        .store
+        .providers()
+        .set_reasoning(model_id, reasoning.map(ReasoningSetting::as_str))
         .await
         .map_err(storage)
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ToolCallView } from "../bindings";
 import { renderConversation, toolCard } from "./render";
-import { addUserMessage, applyEvent, emptyView } from "./state";
+import { addUserMessage, applyEvent, emptyView, fromHistory } from "./state";
 
 const call: ToolCallView = {
   id: "c1",
@@ -60,6 +60,37 @@ describe("conversation", () => {
     expect(assistant.innerHTML).not.toContain("onerror");
     expect(root.querySelector('[data-role="streaming"]')!.textContent).toContain("stream");
     expect(root.querySelector('[data-testid="turn-running"]')).not.toBeNull();
+  });
+
+  it("shows reasoning as a thinking block: open while it streams, collapsed once stored", () => {
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "Check the " });
+    view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "file first." });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const live = root.querySelector('[data-role="streaming"] [data-testid="thinking"]') as HTMLDetailsElement;
+    expect(live.open).toBe(true);
+    expect(live.querySelector(".reasoning-text")!.textContent).toBe("Check the file first.");
+
+    view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: 7, text: "Done." });
+    renderConversation(root, view, vi.fn());
+    const kept = root.querySelector('[data-role="assistant"] [data-testid="thinking"]') as HTMLDetailsElement;
+    expect(kept.open).toBe(false);
+    expect(kept.querySelector("summary")!.textContent).toBe("Thinking");
+    expect(kept.querySelector(".reasoning-text")!.textContent).toBe("Check the file first.");
+  });
+
+  it("shows a stored message's reasoning from history, and none when there was none", () => {
+    const base = { role: "assistant" as const, toolCalls: [], createdAt: 0, usage: null };
+    const view = fromHistory([
+      { ...base, id: 1, content: "Hi.", reasoning: "The user greets me." },
+      { ...base, id: 2, content: "Bye.", reasoning: null },
+    ]);
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const blocks = root.querySelectorAll('[data-testid="thinking"]');
+    expect(blocks.length).toBe(1);
+    expect(blocks[0].textContent).toContain("The user greets me.");
   });
 });
 

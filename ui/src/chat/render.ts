@@ -61,6 +61,19 @@ export function toolCard(
   return card;
 }
 
+/** The model's reasoning as a collapsible "thinking" block: open while it streams,
+ *  collapsed once the message is stored. */
+export function thinkingBlock(text: string, live: boolean): HTMLElement {
+  const block = el(
+    "details",
+    { class: "reasoning", "data-testid": "thinking" },
+    el("summary", {}, live ? "Thinking…" : "Thinking"),
+    el("div", { class: "reasoning-text" }, text),
+  );
+  block.open = live;
+  return block;
+}
+
 function messageNode(
   m: ViewMessage,
   view: ChatView,
@@ -68,6 +81,7 @@ function messageNode(
   actions: ApprovalActions | undefined,
 ): HTMLElement {
   const node = el("div", { class: `msg msg-${m.role}`, "data-role": m.role, "data-key": m.key });
+  if (m.reasoning) node.append(thinkingBlock(m.reasoning, false));
   if (m.content.trim() !== "") {
     node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
   }
@@ -80,7 +94,7 @@ function messageNode(
 
 function streamingNode(streaming: { text: string; reasoning: string }): HTMLElement {
   const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
-  if (streaming.reasoning) node.append(el("div", { class: "reasoning" }, streaming.reasoning));
+  if (streaming.reasoning) node.append(thinkingBlock(streaming.reasoning, true));
   if (streaming.text) node.append(markdown(streaming.text));
   return node;
 }
@@ -142,6 +156,7 @@ export function renderConversation(
       old &&
       old.message.role === m.role &&
       old.message.content === m.content &&
+      old.message.reasoning === m.reasoning &&
       sameCalls(old.message.toolCalls, m.toolCalls) &&
       old.requests.every((r, i) => r === requests[i])
     ) {

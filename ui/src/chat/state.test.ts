@@ -87,10 +87,10 @@ describe("applyEvent", () => {
 
   it("builds a view from stored history without tool-result rows", () => {
     const view = fromHistory([
-      { id: 1, role: "user", content: "hi", toolCalls: [], createdAt: 0 },
-      { id: 2, role: "assistant", content: "", toolCalls: [{ ...call, status: "done" }], createdAt: 0 },
-      { id: 3, role: "tool", content: "1 | fn main", toolCalls: [], createdAt: 0 },
-      { id: 4, role: "assistant", content: "Done.", toolCalls: [], createdAt: 0 },
+      { id: 1, role: "user", content: "hi", toolCalls: [], createdAt: 0, reasoning: null, usage: null },
+      { id: 2, role: "assistant", content: "", toolCalls: [{ ...call, status: "done" }], createdAt: 0, reasoning: null, usage: null },
+      { id: 3, role: "tool", content: "1 | fn main", toolCalls: [], createdAt: 0, reasoning: null, usage: null },
+      { id: 4, role: "assistant", content: "Done.", toolCalls: [], createdAt: 0, reasoning: null, usage: null },
     ]);
     expect(view.messages.map((m) => m.key)).toEqual(["m1", "m2", "m4"]);
     expect(outcomeText({ kind: "roundLimit", rounds: 20 })).toBe("Stopped after 20 rounds (the round limit).");

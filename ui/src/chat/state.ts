@@ -7,6 +7,8 @@ export interface ViewMessage {
   role: ChatRole;
   content: string;
   toolCalls: ToolCallView[];
+  /** The model's readable reasoning for this message, shown as a collapsed "thinking" block. */
+  reasoning?: string;
 }
 
 export interface ChatView {
@@ -31,7 +33,13 @@ export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] =
   const view = emptyView();
   view.messages = history
     .filter((m) => m.role !== "tool" && m.role !== "system")
-    .map((m) => ({ key: `m${m.id}`, role: m.role, content: m.content, toolCalls: m.toolCalls }));
+    .map((m) => ({
+      key: `m${m.id}`,
+      role: m.role,
+      content: m.content,
+      toolCalls: m.toolCalls,
+      ...(m.reasoning ? { reasoning: m.reasoning } : {}),
+    }));
   for (const request of pending) view.approvals[request.toolCallId] = request;
   return view;
 }
@@ -80,7 +88,14 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       // Already there when a page re-attached to a turn whose messages it
       // loaded from history: replaying the event must not repeat it.
       if (!view.messages.some((m) => m.key === `m${event.messageId}`)) {
-        view.messages.push({ key: `m${event.messageId}`, role: "assistant", content: event.text, toolCalls: [] });
+        const reasoning = view.streaming?.reasoning;
+        view.messages.push({
+          key: `m${event.messageId}`,
+          role: "assistant",
+          content: event.text,
+          toolCalls: [],
+          ...(reasoning ? { reasoning } : {}),
+        });
       }
       view.streaming = view.running ? { text: "", reasoning: "" } : null;
       break;

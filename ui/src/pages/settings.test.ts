@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { envEndpointList, localOllamaOffer, mountSettings, readProviderForm } from "./settings";
+import { envEndpointList, localOllamaOffer, mountSettings, readProviderForm, reasoningPicker } from "./settings";
 
 function form(fields: Record<string, string>): HTMLFormElement {
   const f = document.createElement("form");
@@ -87,5 +87,20 @@ describe("environment endpoints", () => {
     );
     expect(list.querySelector("[role=alert]")!.textContent).toContain("network error");
     expect(list.querySelector("select")).toBeNull();
+  });
+});
+
+describe("a model's reasoning", () => {
+  it("shows the stored setting and sends the chosen one (or null for the default)", () => {
+    const set = vi.fn().mockResolvedValue(undefined);
+    const picker = reasoningPicker({ id: 7, name: "claude-sonnet-4-5", isDefault: true, reasoning: "medium" }, set);
+    expect(picker.value).toBe("medium");
+    picker.value = "high";
+    picker.dispatchEvent(new Event("change"));
+    expect(set).toHaveBeenLastCalledWith("high");
+    picker.value = "";
+    picker.dispatchEvent(new Event("change"));
+    expect(set).toHaveBeenLastCalledWith(null);
+    expect(reasoningPicker({ id: 8, name: "m", isDefault: false, reasoning: null }, set).value).toBe("");
   });
 });

@@ -1,6 +1,6 @@
 // Settings: LLM providers (base URL, key, model) and the default model.
 import * as api from "../api";
-import type { EnvEndpointView, LocalOllamaView, NewProviderInput, ProviderKindView, ProviderView } from "../bindings";
+import type { EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView, ReasoningSetting } from "../bindings";
 import { el } from "../dom";
 
 const DEFAULT_URLS: Record<ProviderKindView, string> = {
@@ -8,6 +8,23 @@ const DEFAULT_URLS: Record<ProviderKindView, string> = {
   anthropic: "https://api.anthropic.com",
   ollama: "http://127.0.0.1:11434",
 };
+
+const REASONING: [ReasoningSetting | "", string][] = [
+  ["", "reasoning: provider default"],
+  ["off", "reasoning: off"],
+  ["low", "reasoning: low"],
+  ["medium", "reasoning: medium"],
+  ["high", "reasoning: high"],
+];
+
+/** A model's reasoning setting (Anthropic thinking budget, OpenAI-style effort, Ollama think). */
+export function reasoningPicker(m: ModelView, set: (value: ReasoningSetting | null) => Promise<void>): HTMLSelectElement {
+  const select = el("select", { class: "model-reasoning", "aria-label": `Reasoning for ${m.name}`, "data-testid": "model-reasoning" }) as HTMLSelectElement;
+  for (const [value, label] of REASONING) select.append(el("option", { value }, label));
+  select.value = m.reasoning ?? "";
+  select.addEventListener("change", () => void set(select.value === "" ? null : (select.value as ReasoningSetting)));
+  return select;
+}
 
 function providerList(providers: ProviderView[], deps: { api: typeof api }, refresh: () => void): HTMLElement {
   if (providers.length === 0) {
@@ -23,7 +40,11 @@ function providerList(providers: ProviderView[], deps: { api: typeof api }, refr
         await deps.api.setDefaultModel(m.id);
         refresh();
       });
-      models.append(el("li", { "data-model": m.name }, el("label", {}, pick, ` ${m.name}${m.isDefault ? " (default)" : ""}`)));
+      const reasoning = reasoningPicker(m, async (value) => {
+        await deps.api.setModelReasoning(m.id, value);
+        refresh();
+      });
+      models.append(el("li", { "data-model": m.name }, el("label", {}, pick, ` ${m.name}${m.isDefault ? " (default)" : ""}`), " ", reasoning));
     }
     list.append(
       el(

@@ -1,10 +1,12 @@
 //! [`PrintSink`]: a turn's events on a terminal. The answer's text streams to
 //! stdout (so it can be piped); tool events go to stderr as one line each:
 //! `▶ label` when a call starts, `✓ label` when it succeeds, `✗ label: why`
-//! when it fails, is rejected or cancelled.
+//! when it fails, is rejected or cancelled. The model's reasoning streams to
+//! stderr too, indented (and dimmed on a terminal), and the turn ends with one
+//! line of what it used: `usage: 342 in (320 cached) · 58 out (41 reasoning) · $0.0019`.
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -18,11 +20,120 @@ pub struct PrintSink {
     reasons: Mutex<HashMap<String, String>>,
     /// stdout is in the middle of a line.
     mid_line: AtomicBool,
+    /// stderr is in the middle of a reasoning line.
+    reasoning_mid_line: AtomicBool,
+    /// Dim reasoning with SGR 2 (stderr is a terminal and `NO_COLOR` is unset).
+    dim: bool,
+    /// The turn's usage so far, one entry per model request.
+    usage: Mutex<Totals>,
+}
+
+/// Summed usage of a turn's requests.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Totals {
+    pub requests: u32,
+    pub input: u64,
+    pub cached: u64,
+    pub output: u64,
+    pub reasoning: u64,
+    pub cost_usd: Option<f64>,
+}
+
+impl Totals {
+    fn add(&mut self, input: u32, cached: u32, output: u32, reasoning: u32, cost: Option<f64>) {
+        self.requests += 1;
+        self.input += u64::from(input);
+        self.cached += u64::from(cached);
+        self.output += u64::from(output);
+        self.reasoning += u64::from(reasoning);
+        if let Some(c) = cost {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
+        }
+    }
+
+    /// The one-line summary, `None` when no request reported usage.
+    pub fn line(&self) -> Option<String> {
+        if self.requests == 0 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        parts.push(match self.cached {
+            0 => format!("{} in", self.input),
+            c => format!("{} in ({c} cached)", self.input),
+        });
+        parts.push(match self.reasoning {
+            0 => format!("{} out", self.output),
+            r => format!("{} out ({r} reasoning)", self.output),
+        });
+        if let Some(cost) = self.cost_usd {
+            parts.push(format!("${cost:.4}"));
+        }
+        if self.requests > 1 {
+            parts.push(format!("{} requests", self.requests));
+        }
+        Some(format!("usage: {}", parts.join(" · ")))
+    }
+}
+
+/// Reasoning text as printed: every line indented by two spaces, dimmed when `dim`.
+/// `mid_line` says whether the previous piece ended inside a line; returns the new state.
+pub fn reasoning_piece(text: &str, mid_line: bool, dim: bool) -> (String, bool) {
+    let mut out = String::new();
+    let mut mid = mid_line;
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            mid = false;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if !mid {
+            out.push_str("  ");
+        }
+        if dim {
+            out.push_str("\x1b[2m");
+            out.push_str(line);
+            out.push_str("\x1b[22m");
+        } else {
+            out.push_str(line);
+        }
+        mid = true;
+    }
+    (out, mid)
 }
 
 impl PrintSink {
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            dim: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            ..Self::default()
+        }
+    }
+
+    /// Ends the current reasoning line on stderr, if any.
+    fn end_reasoning(&self) {
+        if self.reasoning_mid_line.swap(false, Ordering::SeqCst) {
+            eprintln!();
+        }
+    }
+
+    fn reasoning(&self, text: &str) {
+        self.end_line();
+        let mid = self.reasoning_mid_line.load(Ordering::SeqCst);
+        let (piece, mid) = reasoning_piece(text, mid, self.dim);
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(piece.as_bytes());
+        let _ = err.flush();
+        self.reasoning_mid_line.store(mid, Ordering::SeqCst);
+    }
+
+    fn usage_summary(&self) {
+        let totals =
+            std::mem::take(&mut *self.usage.lock().unwrap_or_else(PoisonError::into_inner));
+        if let Some(line) = totals.line() {
+            eprintln!("{line}");
+        }
     }
 
     /// Ends stdout's current line, if any.
@@ -44,6 +155,7 @@ impl PrintSink {
     }
 
     fn tool_line(&self, line: &str) {
+        self.end_reasoning();
         self.end_line();
         eprintln!("{line}");
     }
@@ -60,6 +172,7 @@ impl EventSink for PrintSink {
                 if text.is_empty() {
                     return;
                 }
+                self.end_reasoning();
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(text.as_bytes());
                 let _ = out.flush();
@@ -119,13 +232,63 @@ impl EventSink for PrintSink {
                     request.label_short, request.reason, request.tool_call_id
                 ));
             }
-            SessionEvent::AssistantMessage { .. } | SessionEvent::TurnEnded { .. } => {
+            SessionEvent::ReasoningDelta { text, .. } => self.reasoning(&text),
+            SessionEvent::Usage {
+                input_tokens,
+                output_tokens,
+                cost_usd,
+                cache_read_tokens,
+                reasoning_tokens,
+                ..
+            } => self
+                .usage
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(
+                    input_tokens,
+                    cache_read_tokens,
+                    output_tokens,
+                    reasoning_tokens,
+                    cost_usd,
+                ),
+            SessionEvent::AssistantMessage { .. } => {
+                self.end_reasoning();
                 self.end_line();
             }
-            SessionEvent::TurnStarted { .. }
-            | SessionEvent::ReasoningDelta { .. }
-            | SessionEvent::OpenFile { .. }
-            | SessionEvent::Usage { .. } => {}
+            SessionEvent::TurnEnded { .. } => {
+                self.end_reasoning();
+                self.end_line();
+                self.usage_summary();
+            }
+            SessionEvent::TurnStarted { .. } | SessionEvent::OpenFile { .. } => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_is_indented_per_line_and_dimmed_on_request() {
+        let (a, mid) = reasoning_piece("First th", false, false);
+        let (b, mid) = reasoning_piece("ought.\nSecond", mid, false);
+        let (c, _) = reasoning_piece(" line.", mid, false);
+        assert_eq!(format!("{a}{b}{c}"), "  First thought.\n  Second line.");
+        let (d, _) = reasoning_piece("Why", false, true);
+        assert_eq!(d, "  \x1b[2mWhy\x1b[22m");
+    }
+
+    #[test]
+    fn usage_line_sums_the_rounds_and_leaves_out_what_was_not_reported() {
+        let mut t = Totals::default();
+        assert_eq!(t.line(), None);
+        t.add(100, 0, 20, 0, None);
+        assert_eq!(t.line().as_deref(), Some("usage: 100 in · 20 out"));
+        t.add(342, 320, 58, 41, Some(0.0019));
+        assert_eq!(
+            t.line().as_deref(),
+            Some("usage: 442 in (320 cached) · 78 out (41 reasoning) · $0.0019 · 2 requests")
+        );
     }
 }

@@ -19,7 +19,9 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message, ToolSpec, arguments_object};
+use crate::types::{
+    ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolSpec, arguments_object,
+};
 
 /// A client for Anthropic's Messages API.
 #[derive(Clone)]
@@ -152,8 +154,28 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
             Message::Assistant {
                 content,
                 tool_calls,
+                reasoning,
             } => {
-                let mut blocks = Vec::new();
+                // Thinking blocks go back unchanged and first, as Anthropic requires during
+                // tool use (it drops those of earlier turns itself). Other providers'
+                // reasoning has no signature Anthropic would accept: left out.
+                let mut blocks: Vec<Value> = reasoning
+                    .iter()
+                    .filter_map(|p| match p {
+                        ReasoningPart::Thinking {
+                            thinking,
+                            signature,
+                        } => Some(json!({
+                            "type": "thinking",
+                            "thinking": thinking,
+                            "signature": signature,
+                        })),
+                        ReasoningPart::RedactedThinking { data } => {
+                            Some(json!({"type": "redacted_thinking", "data": data}))
+                        }
+                        ReasoningPart::Text { .. } | ReasoningPart::Details { .. } => None,
+                    })
+                    .collect();
                 if !content.is_empty() {
                     blocks.push(json!({"type": "text", "text": content}));
                 }
@@ -187,12 +209,21 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
         })
         .collect();
 
+    let budget = req.reasoning.and_then(ReasoningEffort::anthropic_budget);
+    let mut max_tokens = req.max_tokens.unwrap_or(default_max_tokens);
+    if let Some(budget) = budget {
+        // `max_tokens` must exceed the thinking budget, with room left for the answer.
+        max_tokens = max_tokens.max(budget.saturating_add(default_max_tokens.min(4096)));
+    }
     let mut body = json!({
         "model": req.model,
-        "max_tokens": req.max_tokens.unwrap_or(default_max_tokens),
+        "max_tokens": max_tokens,
         "stream": true,
         "messages": messages,
     });
+    if let Some(budget) = budget {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
     if !system.is_empty() {
         body["system"] = json!(system.join("\n\n"));
     }
@@ -211,20 +242,24 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
     if !tools.is_empty() {
         body["tools"] = json!(tools);
     }
-    if let Some(t) = req.temperature {
+    // Extended thinking does not take a changed temperature.
+    if let Some(t) = req.temperature
+        && budget.is_none()
+    {
         body["temperature"] = json_f32(t);
     }
     body
 }
 
 /// What a content block index holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Block {
     Text,
-    Thinking,
+    /// A thinking block: its text and signature so far.
+    Thinking(String, String),
     /// A `tool_use` block and its tool-call index; `bool` = some input fragment was sent.
     Tool(usize, bool),
-    /// Redacted thinking, server tool use, anything new: not surfaced.
+    /// Server tool use, anything new: not surfaced.
     Other,
 }
 
@@ -234,6 +269,8 @@ struct AnthropicDecoder {
     done: bool,
     input_tokens: u64,
     output_tokens: u64,
+    cache_read_tokens: u64,
+    cache_write_tokens: u64,
     stop_reason: Option<String>,
     blocks: HashMap<u64, Block>,
     tools_seen: usize,
@@ -256,6 +293,32 @@ fn input_tokens(usage: &Value) -> Option<u64> {
 }
 
 impl AnthropicDecoder {
+    fn read_usage(&mut self, usage: &Value) {
+        let n = |k: &str| usage.get(k).and_then(Value::as_u64);
+        if let Some(total) = input_tokens(usage) {
+            self.input_tokens = total;
+        }
+        if let Some(read) = n("cache_read_input_tokens") {
+            self.cache_read_tokens = read;
+        }
+        if let Some(write) = n("cache_creation_input_tokens") {
+            self.cache_write_tokens = write;
+        }
+        if let Some(out) = n("output_tokens") {
+            self.output_tokens = out;
+        }
+    }
+
+    fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_read_tokens: self.cache_read_tokens,
+            cache_write_tokens: self.cache_write_tokens,
+            ..Usage::default()
+        }
+    }
+
     fn stop_reason(&self) -> StopReason {
         match self.stop_reason.as_deref() {
             Some("end_turn" | "stop_sequence") => StopReason::EndTurn,
@@ -277,9 +340,21 @@ impl AnthropicDecoder {
         };
         let (kind, events) = match block.get("type").and_then(Value::as_str) {
             Some("text") => (Block::Text, text("text").map(StreamEvent::TextDelta)),
-            Some("thinking") => (
-                Block::Thinking,
-                text("thinking").map(StreamEvent::ReasoningDelta),
+            Some("thinking") => {
+                let thinking = text("thinking");
+                (
+                    Block::Thinking(
+                        thinking.clone().unwrap_or_default(),
+                        text("signature").unwrap_or_default(),
+                    ),
+                    thinking.map(StreamEvent::ReasoningDelta),
+                )
+            }
+            Some("redacted_thinking") => (
+                Block::Other,
+                Some(StreamEvent::Reasoning(ReasoningPart::RedactedThinking {
+                    data: text("data").unwrap_or_default(),
+                })),
             ),
             Some("tool_use") => {
                 let i = self.tools_seen;
@@ -308,16 +383,23 @@ impl AnthropicDecoder {
 
     fn block_delta(&mut self, index: u64, delta: &Value) -> Vec<StreamEvent> {
         let s = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or_default();
-        let block = self.blocks.get(&index).copied().unwrap_or(Block::Other);
+        let Some(block) = self.blocks.get_mut(&index) else {
+            return Vec::new();
+        };
         let event = match (delta.get("type").and_then(Value::as_str), block) {
             (Some("text_delta"), Block::Text) => StreamEvent::TextDelta(s("text").to_owned()),
-            (Some("thinking_delta"), Block::Thinking) => {
+            (Some("thinking_delta"), Block::Thinking(thinking, _)) => {
+                thinking.push_str(s("thinking"));
                 StreamEvent::ReasoningDelta(s("thinking").to_owned())
+            }
+            (Some("signature_delta"), Block::Thinking(_, signature)) => {
+                signature.push_str(s("signature"));
+                return Vec::new();
             }
             (Some("input_json_delta"), Block::Tool(i, sent)) => {
                 let fragment = s("partial_json");
-                self.blocks
-                    .insert(index, Block::Tool(i, sent || !fragment.is_empty()));
+                let i = *i;
+                *sent = *sent || !fragment.is_empty();
                 StreamEvent::ToolCallDelta {
                     index: i,
                     id: None,
@@ -325,7 +407,7 @@ impl AnthropicDecoder {
                     arguments_fragment: fragment.to_owned(),
                 }
             }
-            // signature_delta, citations_delta, deltas of unsurfaced blocks.
+            // citations_delta, deltas of unsurfaced blocks.
             _ => return Vec::new(),
         };
         match &event {
@@ -337,7 +419,7 @@ impl AnthropicDecoder {
     }
 
     fn block_stop(&mut self, index: u64) -> Vec<StreamEvent> {
-        match self.blocks.get(&index).copied() {
+        match self.blocks.get(&index).cloned() {
             // A tool without parameters streams no input at all: its arguments are `{}`.
             Some(Block::Tool(i, false)) => {
                 self.blocks.insert(index, Block::Tool(i, true));
@@ -348,9 +430,14 @@ impl AnthropicDecoder {
                     arguments_fragment: "{}".into(),
                 }]
             }
-            Some(Block::Tool(_, true) | Block::Text | Block::Thinking | Block::Other) | None => {
-                Vec::new()
+            Some(Block::Thinking(thinking, signature)) => {
+                self.blocks.insert(index, Block::Other);
+                vec![StreamEvent::Reasoning(ReasoningPart::Thinking {
+                    thinking,
+                    signature,
+                })]
             }
+            Some(Block::Tool(_, true) | Block::Text | Block::Other) | None => Vec::new(),
         }
     }
 }
@@ -368,11 +455,7 @@ impl Decoder for AnthropicDecoder {
         let events = match kind {
             "message_start" => {
                 if let Some(usage) = v.pointer("/message/usage") {
-                    self.input_tokens = input_tokens(usage).unwrap_or(0);
-                    self.output_tokens = usage
-                        .get("output_tokens")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
+                    self.read_usage(usage);
                 }
                 Vec::new()
             }
@@ -391,17 +474,8 @@ impl Decoder for AnthropicDecoder {
                 }
                 match v.get("usage") {
                     Some(usage) => {
-                        if let Some(n) = input_tokens(usage) {
-                            self.input_tokens = n;
-                        }
-                        if let Some(n) = usage.get("output_tokens").and_then(Value::as_u64) {
-                            self.output_tokens = n;
-                        }
-                        vec![StreamEvent::Usage(Usage {
-                            input_tokens: self.input_tokens,
-                            output_tokens: self.output_tokens,
-                            cost_usd: None,
-                        })]
+                        self.read_usage(usage);
+                        vec![StreamEvent::Usage(self.usage())]
                     }
                     None => Vec::new(),
                 }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::types::ReasoningPart;
+
 /// One increment of a streamed response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -11,9 +13,14 @@ pub enum StreamEvent {
     /// Reasoning / thinking text (DeepSeek `reasoning_content`, OpenRouter `reasoning`,
     /// Anthropic thinking blocks, Ollama `thinking`).
     ReasoningDelta(String),
+    /// A complete piece of reasoning to keep with the message and send back, in its
+    /// provider's shape (emitted once the block or the response is complete; the text of it
+    /// has already streamed as [`StreamEvent::ReasoningDelta`]).
+    Reasoning(ReasoningPart),
     /// A fragment of a tool call. Fragments with the same `index` belong to the same call:
     /// argument fragments are concatenated, `id` and `name` come from the first fragment that
-    /// carries them.
+    /// carries them. A fragment with a different `id` at an index whose call is already
+    /// complete (some OpenAI-compatible servers send every call at index 0) starts a new call.
     ToolCallDelta {
         /// Position of the call in this response (0-based, per response).
         index: usize,
@@ -33,13 +40,23 @@ pub enum StreamEvent {
     },
 }
 
-/// Token counts (and cost when the provider reports it, as OpenRouter does).
+/// Token counts (and cost when the provider reports it, as OpenRouter does). Counts a
+/// provider does not report are 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens, cached ones included.
     pub input_tokens: u64,
     /// Generated tokens, reasoning included.
     pub output_tokens: u64,
+    /// Prompt tokens read from the provider's cache (part of `input_tokens`).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's cache (part of `input_tokens`).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    /// Reasoning tokens (part of `output_tokens`).
+    #[serde(default)]
+    pub reasoning_tokens: u64,
     /// Cost of the request in US dollars, when the provider says.
     pub cost_usd: Option<f64>,
 }

@@ -106,7 +106,7 @@ impl ScriptedTurn {
         self.event(StreamEvent::Usage(Usage {
             input_tokens,
             output_tokens,
-            cost_usd: None,
+            ..Usage::default()
         }))
     }
 

@@ -43,4 +43,4 @@ pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};
 pub use retry::RetryPolicy;
-pub use types::{ChatRequest, Message, ToolCall};
+pub use types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolCall, reasoning_text};

@@ -21,7 +21,7 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message, arguments_object};
+use crate::types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, arguments_object};
 
 /// A client for a local (or remote) Ollama server.
 #[derive(Clone)]
@@ -149,9 +149,24 @@ fn request_body(req: &ChatRequest) -> Value {
             Message::Assistant {
                 content,
                 tool_calls,
+                reasoning,
             } => {
                 let mut msg = json!({"role": "assistant", "content": content});
                 if !tool_calls.is_empty() {
+                    // Ollama's tool-calling examples append the whole message, `thinking`
+                    // included, so the model keeps its reasoning across tool rounds.
+                    let thinking: String = reasoning
+                        .iter()
+                        .filter_map(|p| match p {
+                            ReasoningPart::Text { field, text } if field == "thinking" => {
+                                Some(text.as_str())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    if !thinking.is_empty() {
+                        msg["thinking"] = json!(thinking);
+                    }
                     msg["tool_calls"] = tool_calls
                         .iter()
                         .map(|c| {
@@ -177,6 +192,9 @@ fn request_body(req: &ChatRequest) -> Value {
         });
     }
     let mut body = json!({"model": req.model, "messages": messages, "stream": true});
+    if let Some(effort) = req.reasoning {
+        body["think"] = json!(effort != ReasoningEffort::Off);
+    }
     if !req.tools.is_empty() {
         body["tools"] = req.tools.iter().map(function_tool).collect();
     }
@@ -201,6 +219,7 @@ struct OllamaDecoder {
     done: bool,
     id_prefix: String,
     tools_seen: usize,
+    thinking: String,
 }
 
 impl OllamaDecoder {
@@ -214,6 +233,7 @@ impl OllamaDecoder {
             done: false,
             id_prefix: format!("ollama_{t:x}_{n}"),
             tools_seen: 0,
+            thinking: String::new(),
         }
     }
 }
@@ -240,7 +260,10 @@ impl Decoder for OllamaDecoder {
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
             };
-            events.extend(s("thinking").map(StreamEvent::ReasoningDelta));
+            if let Some(t) = s("thinking") {
+                self.thinking.push_str(&t);
+                events.push(StreamEvent::ReasoningDelta(t));
+            }
             events.extend(s("content").map(StreamEvent::TextDelta));
             for call in msg
                 .get("tool_calls")
@@ -275,10 +298,16 @@ impl Decoder for OllamaDecoder {
         if v.get("done").and_then(Value::as_bool) == Some(true) {
             self.done = true;
             let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+            if !self.thinking.is_empty() {
+                events.push(StreamEvent::Reasoning(ReasoningPart::Text {
+                    field: "thinking".into(),
+                    text: std::mem::take(&mut self.thinking),
+                }));
+            }
             events.push(StreamEvent::Usage(Usage {
                 input_tokens: n("prompt_eval_count"),
                 output_tokens: n("eval_count"),
-                cost_usd: None,
+                ..Usage::default()
             }));
             let stop_reason = match v.get("done_reason").and_then(Value::as_str) {
                 Some("length") => StopReason::MaxTokens,

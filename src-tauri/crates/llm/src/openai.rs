@@ -17,7 +17,7 @@ use crate::retry::RetryPolicy;
 use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
-use crate::types::{ChatRequest, Message};
+use crate::types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolCall};
 
 /// A client for any OpenAI-compatible `POST {base_url}/chat/completions` endpoint.
 #[derive(Clone)]
@@ -89,7 +89,9 @@ impl OpenAiCompatible {
             let (_, v) = header("authorization", &format!("Bearer {key}"))?;
             headers.insert(AUTHORIZATION, v);
         }
-        let body = serde_json::to_vec(&request_body(req))
+        // OpenRouter takes effort in its own `reasoning` object.
+        let openrouter = self.base_url.contains("openrouter.ai") || self.name == "openrouter";
+        let body = serde_json::to_vec(&request_body(req, openrouter))
             .map_err(|e| LlmError::Config(format!("request body: {e}")))?;
         Ok(HttpCall {
             provider: self.name.clone(),
@@ -120,7 +122,7 @@ impl LlmProvider for OpenAiCompatible {
 }
 
 /// The Chat Completions request body for `req`.
-fn request_body(req: &ChatRequest) -> Value {
+fn request_body(req: &ChatRequest, openrouter: bool) -> Value {
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if let Some(system) = &req.system {
         messages.push(json!({"role": "system", "content": system}));
@@ -132,8 +134,10 @@ fn request_body(req: &ChatRequest) -> Value {
             Message::Assistant {
                 content,
                 tool_calls,
+                reasoning,
             } => {
                 let mut msg = json!({"role": "assistant", "content": content});
+                add_reasoning(&mut msg, reasoning, tool_calls);
                 if !tool_calls.is_empty() {
                     if content.is_empty() {
                         msg["content"] = Value::Null;
@@ -172,7 +176,49 @@ fn request_body(req: &ChatRequest) -> Value {
     if let Some(t) = req.temperature {
         body["temperature"] = json_f32(t);
     }
+    match (req.reasoning, openrouter) {
+        // OpenRouter's unified `reasoning` object ("none" turns it off).
+        (Some(effort), true) => {
+            let effort = match effort {
+                ReasoningEffort::Off => "none",
+                other => other.as_str(),
+            };
+            body["reasoning"] = json!({"effort": effort});
+        }
+        // OpenAI, DeepSeek, Groq, xAI: `reasoning_effort`; "off" is not a value they share,
+        // so it leaves the model's default.
+        (Some(ReasoningEffort::Off) | None, false) | (None, true) => {}
+        (Some(effort), false) => body["reasoning_effort"] = json!(effort.as_str()),
+    }
     body
+}
+
+/// Puts an assistant message's reasoning back the way it came:
+/// - `reasoning_details` (OpenRouter) always, unmodified: OpenRouter asks for them back in
+///   each request, and Gemini behind it refuses a follow-up without them;
+/// - `reasoning_content` / `reasoning` text only with tool calls: DeepSeek requires it back
+///   for turns that called tools and ignores it (older reasoners refuse it) otherwise; when
+///   `reasoning_details` are present the `reasoning` text duplicates them and stays out.
+///
+/// Anthropic thinking blocks and Ollama `thinking` are other providers' shapes: never sent.
+fn add_reasoning(msg: &mut Value, reasoning: &[ReasoningPart], tool_calls: &[ToolCall]) {
+    let has_details = reasoning
+        .iter()
+        .any(|p| matches!(p, ReasoningPart::Details { .. }));
+    for part in reasoning {
+        match part {
+            ReasoningPart::Details { details } => msg["reasoning_details"] = json!(details),
+            ReasoningPart::Text { field, text }
+                if !tool_calls.is_empty()
+                    && (field == "reasoning_content" || (field == "reasoning" && !has_details)) =>
+            {
+                msg[field.as_str()] = json!(text);
+            }
+            ReasoningPart::Text { .. }
+            | ReasoningPart::Thinking { .. }
+            | ReasoningPart::RedactedThinking { .. } => {}
+        }
+    }
 }
 
 /// A tool definition in OpenAI's `{"type":"function","function":{..}}` shape (bare
@@ -192,6 +238,10 @@ struct OpenAiDecoder {
     saw_tool_calls: bool,
     /// Calls seen so far, for providers that omit `index` on tool-call deltas.
     calls_seen: usize,
+    /// Reasoning text per field (`reasoning_content`, `reasoning`), in arrival order.
+    reasoning: Vec<(&'static str, String)>,
+    /// `reasoning_details` merged from the stream.
+    details: Vec<Value>,
 }
 
 impl OpenAiDecoder {
@@ -202,6 +252,60 @@ impl OpenAiDecoder {
             finish_reason: None,
             saw_tool_calls: false,
             calls_seen: 0,
+            reasoning: Vec::new(),
+            details: Vec::new(),
+        }
+    }
+
+    /// The stream is complete: the reasoning parts to keep, then `Done`.
+    fn finish(&mut self) -> Vec<StreamEvent> {
+        self.done = true;
+        let mut events = Vec::new();
+        if !self.details.is_empty() {
+            events.push(StreamEvent::Reasoning(ReasoningPart::Details {
+                details: std::mem::take(&mut self.details),
+            }));
+        }
+        for (field, text) in std::mem::take(&mut self.reasoning) {
+            events.push(StreamEvent::Reasoning(ReasoningPart::Text {
+                field: field.to_owned(),
+                text,
+            }));
+        }
+        events.push(StreamEvent::Done {
+            stop_reason: self.stop_reason(),
+        });
+        events
+    }
+
+    /// Reasoning text of one delta. A server that fills both fields with the same text
+    /// (vLLM while it renames `reasoning_content` to `reasoning`) is shown it once.
+    fn reasoning_delta(&mut self, delta: &Value, events: &mut Vec<StreamEvent>) {
+        let mut shown: Option<&str> = None;
+        for key in ["reasoning_content", "reasoning"] {
+            let Some(r) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|r| !r.is_empty())
+            else {
+                continue;
+            };
+            match self.reasoning.iter_mut().find(|(f, _)| *f == key) {
+                Some((_, text)) => text.push_str(r),
+                None => self.reasoning.push((key, r.to_owned())),
+            }
+            if shown != Some(r) {
+                events.push(StreamEvent::ReasoningDelta(r.to_owned()));
+            }
+            shown = Some(r);
+        }
+        for d in delta
+            .get("reasoning_details")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            merge_detail(&mut self.details, d);
         }
     }
 
@@ -270,10 +374,7 @@ impl OpenAiDecoder {
 impl Decoder for OpenAiDecoder {
     fn frame(&mut self, frame: Frame) -> Result<Vec<StreamEvent>, LlmError> {
         if frame.data.trim() == "[DONE]" {
-            self.done = true;
-            return Ok(vec![StreamEvent::Done {
-                stop_reason: self.stop_reason(),
-            }]);
+            return Ok(self.finish());
         }
         let chunk: Value = serde_json::from_str(&frame.data).map_err(|e| LlmError::Decode {
             provider: self.provider.clone(),
@@ -289,13 +390,7 @@ impl Decoder for OpenAiDecoder {
             .and_then(|c| c.first())
         {
             if let Some(delta) = choice.get("delta") {
-                for key in ["reasoning_content", "reasoning"] {
-                    if let Some(r) = delta.get(key).and_then(Value::as_str)
-                        && !r.is_empty()
-                    {
-                        events.push(StreamEvent::ReasoningDelta(r.to_owned()));
-                    }
-                }
+                self.reasoning_delta(delta, &mut events);
                 if let Some(t) = delta.get("content").and_then(Value::as_str)
                     && !t.is_empty()
                 {
@@ -312,12 +407,7 @@ impl Decoder for OpenAiDecoder {
             }
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-            events.push(StreamEvent::Usage(Usage {
-                input_tokens: n("prompt_tokens"),
-                output_tokens: n("completion_tokens"),
-                cost_usd: usage.get("cost").and_then(Value::as_f64),
-            }));
+            events.push(StreamEvent::Usage(usage_of(usage)));
         }
         Ok(events)
     }
@@ -326,10 +416,7 @@ impl Decoder for OpenAiDecoder {
         // Some servers close right after the finish chunk without `[DONE]`; that answer is
         // complete. Without a finish_reason the stream was cut.
         if self.finish_reason.is_some() {
-            self.done = true;
-            return Ok(vec![StreamEvent::Done {
-                stop_reason: self.stop_reason(),
-            }]);
+            return Ok(self.finish());
         }
         Err(LlmError::StreamBroken {
             provider: self.provider.clone(),
@@ -339,6 +426,54 @@ impl Decoder for OpenAiDecoder {
 
     fn is_done(&self) -> bool {
         self.done
+    }
+}
+
+/// Usage of a chunk: OpenAI's `prompt_tokens_details.cached_tokens` and
+/// `completion_tokens_details.reasoning_tokens`, DeepSeek's `prompt_cache_hit_tokens`,
+/// OpenRouter's `cost` and `cache_write_tokens`.
+fn usage_of(usage: &Value) -> Usage {
+    let n = |p: &str| usage.pointer(p).and_then(Value::as_u64);
+    Usage {
+        input_tokens: n("/prompt_tokens").unwrap_or(0),
+        output_tokens: n("/completion_tokens").unwrap_or(0),
+        cache_read_tokens: n("/prompt_tokens_details/cached_tokens")
+            .or_else(|| n("/prompt_cache_hit_tokens"))
+            .unwrap_or(0),
+        cache_write_tokens: n("/prompt_tokens_details/cache_write_tokens").unwrap_or(0),
+        reasoning_tokens: n("/completion_tokens_details/reasoning_tokens").unwrap_or(0),
+        cost_usd: usage.get("cost").and_then(Value::as_f64),
+    }
+}
+
+/// Folds one streamed `reasoning_details` entry in. Entries of one detail arrive as several
+/// pieces with the same `index` (and `type`): their strings (`text`, `summary`, `data`) are
+/// concatenated, other fields (`signature`, `id`, `format`) taken from the piece that has
+/// them. An entry with another index or type starts a new detail.
+fn merge_detail(details: &mut Vec<Value>, piece: &Value) {
+    let Some(obj) = piece.as_object() else {
+        return;
+    };
+    let same = |last: &Value| {
+        last.get("index") == obj.get("index")
+            && last.get("type") == obj.get("type")
+            && obj.get("index").is_some()
+    };
+    match details.last_mut() {
+        Some(last) if same(last) => {
+            for (k, v) in obj {
+                match (last.get_mut(k), v) {
+                    (Some(Value::String(old)), Value::String(more))
+                        if matches!(k.as_str(), "text" | "summary" | "data") =>
+                    {
+                        old.push_str(more);
+                    }
+                    (_, Value::Null) => {}
+                    _ => last[k.as_str()] = v.clone(),
+                }
+            }
+        }
+        Some(_) | None => details.push(piece.clone()),
     }
 }
 

@@ -23,6 +23,60 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
     pub temperature: Option<f32>,
+    /// How much the model should reason, where its API lets a client say; `None` leaves it
+    /// to the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ReasoningEffort>,
+}
+
+/// A model's reasoning setting, mapped by each client onto what its API offers: Anthropic's
+/// extended-thinking budget, OpenAI-style `reasoning_effort` (OpenRouter's `reasoning`
+/// object), Ollama's `think`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    /// Reasoning off, where the API can turn it off.
+    Off,
+    /// A little.
+    Low,
+    /// The usual amount.
+    Medium,
+    /// As much as the API allows by effort.
+    High,
+}
+
+impl ReasoningEffort {
+    /// The setting's text (`off`, `low`, `medium`, `high`), as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Off => "off",
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+
+    /// Parses the stored text; anything else is `None` (the provider's default).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "off" => Some(ReasoningEffort::Off),
+            "low" => Some(ReasoningEffort::Low),
+            "medium" => Some(ReasoningEffort::Medium),
+            "high" => Some(ReasoningEffort::High),
+            _ => None,
+        }
+    }
+
+    /// Anthropic's `thinking.budget_tokens` for this effort (`None`: thinking off). The
+    /// API's minimum is 1024.
+    pub fn anthropic_budget(self) -> Option<u32> {
+        match self {
+            ReasoningEffort::Off => None,
+            ReasoningEffort::Low => Some(2048),
+            ReasoningEffort::Medium => Some(8192),
+            ReasoningEffort::High => Some(24576),
+        }
+    }
 }
 
 /// One message of a conversation.
@@ -39,12 +93,16 @@ pub enum Message {
         /// The text.
         content: String,
     },
-    /// What the model answered: text and/or tool calls.
+    /// What the model answered: text and/or tool calls, and the reasoning that came with them.
     Assistant {
         /// The visible text (may be empty when the model only called tools).
         content: String,
         /// The tool calls, in the order the model made them.
         tool_calls: Vec<ToolCall>,
+        /// The model's reasoning in its provider's own shape, so each client can send back
+        /// what its provider requires (and nothing it forbids).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<ReasoningPart>,
     },
     /// The result of one tool call, fed back to the model.
     Tool {
@@ -75,6 +133,16 @@ impl Message {
         Message::Assistant {
             content: content.into(),
             tool_calls: Vec::new(),
+            reasoning: Vec::new(),
+        }
+    }
+
+    /// An assistant message with text and tool calls, without reasoning.
+    pub fn assistant_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant {
+            content: content.into(),
+            tool_calls,
+            reasoning: Vec::new(),
         }
     }
 
@@ -85,6 +153,79 @@ impl Message {
             content: content.into(),
         }
     }
+}
+
+/// One piece of a model's reasoning, kept with its assistant message in the shape its
+/// provider sent it. Anthropic requires thinking blocks back unchanged during tool use;
+/// DeepSeek and others want `reasoning_content` back with tool calls; OpenRouter wants
+/// `reasoning_details` back unmodified (Gemini refuses a follow-up without them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReasoningPart {
+    /// An Anthropic `thinking` block and its `signature`.
+    Thinking {
+        /// The thinking text (a summary on Claude 4 models).
+        thinking: String,
+        /// The opaque signature the API verifies when the block comes back.
+        signature: String,
+    },
+    /// An Anthropic `redacted_thinking` block: encrypted, never shown.
+    RedactedThinking {
+        /// The opaque payload.
+        data: String,
+    },
+    /// Reasoning text that arrived in a message field of an OpenAI-compatible or Ollama
+    /// response: `reasoning_content` (DeepSeek, vLLM, llama.cpp, z.ai), `reasoning`
+    /// (OpenRouter, Groq, Ollama's `/v1`), `thinking` (Ollama). An empty `field` marks text
+    /// with no known origin: shown, never sent.
+    Text {
+        /// The field it came in, and goes back in.
+        field: String,
+        /// The text.
+        text: String,
+    },
+    /// OpenRouter's `reasoning_details`, merged from the stream, sent back unmodified.
+    Details {
+        /// The detail objects (`reasoning.text`, `reasoning.summary`, `reasoning.encrypted`).
+        details: Vec<serde_json::Value>,
+    },
+}
+
+impl ReasoningPart {
+    /// The readable text of this part (empty for encrypted reasoning).
+    pub fn display_text(&self) -> String {
+        match self {
+            ReasoningPart::Thinking { thinking, .. } => thinking.clone(),
+            ReasoningPart::Text { text, .. } => text.clone(),
+            ReasoningPart::RedactedThinking { .. } => String::new(),
+            ReasoningPart::Details { details } => details
+                .iter()
+                .filter_map(|d| {
+                    d.get("text")
+                        .or_else(|| d.get("summary"))
+                        .and_then(serde_json::Value::as_str)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The readable reasoning of `parts`, one paragraph per part. When OpenRouter sends both
+/// `reasoning` and `reasoning_details`, they say the same thing: the text field is used.
+pub fn reasoning_text(parts: &[ReasoningPart]) -> String {
+    let has_text = parts.iter().any(|p| {
+        matches!(
+            p,
+            ReasoningPart::Text { .. } | ReasoningPart::Thinking { .. }
+        )
+    });
+    parts
+        .iter()
+        .filter(|p| !(has_text && matches!(p, ReasoningPart::Details { .. })))
+        .map(ReasoningPart::display_text)
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// One tool call made by the model.

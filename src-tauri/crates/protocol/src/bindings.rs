@@ -8,8 +8,9 @@ use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
     ChatMessage, ChatRole, EnvEndpointView, ErrorCode, GroupView, IpcError, LocalOllamaView,
     ModelView, NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView,
-    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSearchHit,
-    SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
+    SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
+    ToolKind, TurnOutcome, UsageView,
 };
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -37,6 +38,7 @@ pub fn typescript() -> String {
         decl::<SessionSearchHit>(&cfg),
         decl::<ChatRole>(&cfg),
         decl::<ToolCallView>(&cfg),
+        decl::<UsageView>(&cfg),
         decl::<ChatMessage>(&cfg),
         decl::<TurnOutcome>(&cfg),
         decl::<ApprovalKind>(&cfg),
@@ -45,6 +47,7 @@ pub fn typescript() -> String {
         decl::<ApprovalResolution>(&cfg),
         decl::<SessionEvent>(&cfg),
         decl::<ProviderKindView>(&cfg),
+        decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),
         decl::<LocalOllamaView>(&cfg),

@@ -20,9 +20,10 @@ pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
-    TurnOutcome,
+    TurnOutcome, UsageView,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
+    ReasoningSetting,
 };
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};

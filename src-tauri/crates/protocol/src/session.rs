@@ -71,6 +71,30 @@ pub struct ChatMessage {
     pub tool_calls: Vec<ToolCallView>,
     #[ts(type = "number")]
     pub created_at: i64,
+    /// The readable reasoning that came with an assistant message (the UI's collapsible
+    /// "thinking" block); `None` when the model did not reason or kept it encrypted.
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    /// What the request that produced an assistant message used, when reported.
+    #[serde(default)]
+    pub usage: Option<UsageView>,
+}
+
+/// Token counts of one model request (and its cost, when the provider reports one).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageView {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: u32,
+    /// Generated tokens, reasoning included.
+    pub output_tokens: u32,
+    /// Prompt tokens read from the provider's cache.
+    pub cache_read_tokens: u32,
+    /// Prompt tokens written to the provider's cache.
+    pub cache_write_tokens: u32,
+    /// Reasoning tokens.
+    pub reasoning_tokens: u32,
+    pub cost_usd: Option<f64>,
 }
 
 /// How a turn ended.
@@ -156,11 +180,18 @@ pub enum SessionEvent {
         session_id: String,
         path: String,
     },
+    /// What one model request of the turn used (one per round).
     Usage {
         session_id: String,
         input_tokens: u32,
         output_tokens: u32,
         cost_usd: Option<f64>,
+        /// Prompt tokens read from the provider's cache (part of `input_tokens`).
+        #[serde(default)]
+        cache_read_tokens: u32,
+        /// Reasoning tokens (part of `output_tokens`).
+        #[serde(default)]
+        reasoning_tokens: u32,
     },
     TurnEnded {
         session_id: String,

@@ -12,6 +12,40 @@ pub enum ProviderKindView {
     Ollama,
 }
 
+/// How much a model should reason, where its API lets a client say (Anthropic's thinking
+/// budget, OpenAI-style reasoning effort, Ollama's `think`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningSetting {
+    Off,
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningSetting {
+    /// The stored text (`models.reasoning`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+
+    /// Parses the stored text.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "off" => Some(Self::Off),
+            "low" => Some(Self::Low),
+            "medium" => Some(Self::Medium),
+            "high" => Some(Self::High),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelView {
@@ -19,6 +53,9 @@ pub struct ModelView {
     pub id: i64,
     pub name: String,
     pub is_default: bool,
+    /// `None`: the provider's default.
+    #[serde(default)]
+    pub reasoning: Option<ReasoningSetting>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

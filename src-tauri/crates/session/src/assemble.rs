@@ -8,9 +8,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use skald_core_api::ToolDescriptionLength;
-use skald_llm::{Message, ToolCall};
-use skald_protocol::{ChatMessage, ChatRole, ToolCallView};
-use skald_store::{MessageRow, Role, ToolCallRow};
+use skald_llm::{Message, ReasoningPart, ToolCall};
+use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView};
+use skald_store::{AssistantExtras, MessageRow, MessageUsage, Role, ToolCallRow};
 use skald_tools::CallLabels;
 
 use crate::notes;
@@ -20,6 +20,52 @@ pub(crate) fn tool_calls_of(row: &MessageRow) -> Vec<ToolCall> {
     match (&row.role, &row.tool_calls) {
         (Role::Assistant, Some(v)) => serde_json::from_value(v.clone()).unwrap_or_default(),
         _ => Vec::new(),
+    }
+}
+
+/// The reasoning stored on an assistant row. Parts this build does not know are skipped
+/// (never sent back half-understood).
+pub(crate) fn reasoning_of(row: &MessageRow) -> Vec<ReasoningPart> {
+    match (&row.role, &row.extras.reasoning) {
+        (Role::Assistant, Some(serde_json::Value::Array(parts))) => parts
+            .iter()
+            .filter_map(|p| serde_json::from_value(p.clone()).ok())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What `chat_history` keeps with an assistant message: its reasoning and usage.
+pub(crate) fn extras_of(
+    reasoning: &[ReasoningPart],
+    usage: Option<skald_llm::Usage>,
+) -> AssistantExtras {
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    AssistantExtras {
+        reasoning: (!reasoning.is_empty())
+            .then(|| serde_json::to_value(reasoning).ok())
+            .flatten(),
+        usage: usage.map(|u| MessageUsage {
+            input_tokens: n(u.input_tokens),
+            output_tokens: n(u.output_tokens),
+            cache_read_tokens: n(u.cache_read_tokens),
+            cache_write_tokens: n(u.cache_write_tokens),
+            reasoning_tokens: n(u.reasoning_tokens),
+            cost_usd: u.cost_usd,
+        }),
+    }
+}
+
+/// A stored usage as the UI shows it.
+pub(crate) fn usage_view(u: &MessageUsage) -> UsageView {
+    let n = |v: i64| u32::try_from(v).unwrap_or(if v < 0 { 0 } else { u32::MAX });
+    UsageView {
+        input_tokens: n(u.input_tokens),
+        output_tokens: n(u.output_tokens),
+        cache_read_tokens: n(u.cache_read_tokens),
+        cache_write_tokens: n(u.cache_write_tokens),
+        reasoning_tokens: n(u.reasoning_tokens),
+        cost_usd: u.cost_usd,
     }
 }
 
@@ -80,6 +126,7 @@ pub(crate) fn to_messages_awaiting(
                 out.push(Message::Assistant {
                     content: r.content.clone(),
                     tool_calls: calls,
+                    reasoning: reasoning_of(r),
                 });
                 out.extend(answers);
             }
@@ -183,6 +230,9 @@ pub(crate) fn chat_messages(
                 content: r.content.clone(),
                 tool_calls,
                 created_at: r.created_at,
+                reasoning: Some(skald_llm::reasoning_text(&reasoning_of(r)))
+                    .filter(|t| !t.is_empty()),
+                usage: r.extras.usage.as_ref().map(usage_view),
             }
         })
         .collect()
@@ -209,6 +259,7 @@ mod tests {
             tool_calls: calls,
             tool_call_id: answers.map(String::from),
             created_at: 0,
+            extras: AssistantExtras::default(),
         }
     }
 

@@ -9,7 +9,10 @@
 use std::sync::Arc;
 
 use skald_core_api::BoxFuture;
-use skald_llm::{Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, ollama_models};
+use skald_llm::{
+    Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, ReasoningEffort,
+    ollama_models,
+};
 use skald_store::{ProviderKind, ProviderRow, Store};
 
 use crate::env_models::{EnvKind, env_model_choice};
@@ -20,6 +23,8 @@ use crate::error::SessionError;
 pub struct ResolvedModel {
     pub provider: Arc<dyn LlmProvider>,
     pub model: String,
+    /// The model's reasoning setting (`models.reasoning`); `None`: the provider's default.
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 impl std::fmt::Debug for ResolvedModel {
@@ -27,6 +32,7 @@ impl std::fmt::Debug for ResolvedModel {
         f.debug_struct("ResolvedModel")
             .field("provider", &self.provider.name())
             .field("model", &self.model)
+            .field("reasoning", &self.reasoning)
             .finish()
     }
 }
@@ -44,6 +50,7 @@ pub trait ProviderResolver: Send + Sync {
 pub struct FixedProvider {
     provider: Arc<dyn LlmProvider>,
     model: String,
+    reasoning: Option<ReasoningEffort>,
 }
 
 impl FixedProvider {
@@ -51,7 +58,14 @@ impl FixedProvider {
         Self {
             provider,
             model: default_model.into(),
+            reasoning: None,
         }
+    }
+
+    /// Gives the model a reasoning setting, as a stored model's would.
+    pub fn with_reasoning(mut self, reasoning: Option<ReasoningEffort>) -> Self {
+        self.reasoning = reasoning;
+        self
     }
 }
 
@@ -63,6 +77,7 @@ impl ProviderResolver for FixedProvider {
         Box::pin(std::future::ready(Ok(ResolvedModel {
             provider: self.provider.clone(),
             model: model.unwrap_or(&self.model).to_string(),
+            reasoning: self.reasoning,
         })))
     }
 }
@@ -115,13 +130,13 @@ impl DefaultProviderResolver {
         match model {
             Some(name) => {
                 for p in &providers {
-                    if repo
+                    if let Some(m) = repo
                         .list_models(&p.id)
                         .await?
-                        .iter()
-                        .any(|m| m.name == name)
+                        .into_iter()
+                        .find(|m| m.name == name)
                     {
-                        return self.row_client(p, name).await;
+                        return Ok(with_setting(self.row_client(p, name).await?, &m));
                     }
                 }
                 if let Some(r) = self.env_client(name)? {
@@ -135,11 +150,11 @@ impl DefaultProviderResolver {
                 if let Some(m) = repo.default_model().await?
                     && let Some(p) = providers.iter().find(|p| p.id == m.provider_id)
                 {
-                    return self.row_client(p, &m.name).await;
+                    return Ok(with_setting(self.row_client(p, &m.name).await?, &m));
                 }
                 for p in &providers {
                     if let Some(m) = repo.list_models(&p.id).await?.first() {
-                        return self.row_client(p, &m.name).await;
+                        return Ok(with_setting(self.row_client(p, &m.name).await?, m));
                     }
                 }
                 if let Some(choice) = env_model_choice(&self.store).await?
@@ -177,6 +192,7 @@ impl DefaultProviderResolver {
             return Ok(ResolvedModel {
                 provider: Arc::new(Ollama::new(url.clone())?),
                 model: name,
+                reasoning: None,
             });
         }
         Err(SessionError::NoProvider(
@@ -204,6 +220,7 @@ impl DefaultProviderResolver {
         Ok(Some(ResolvedModel {
             provider,
             model: model.to_string(),
+            reasoning: None,
         }))
     }
 
@@ -234,6 +251,7 @@ impl DefaultProviderResolver {
         Ok(Some(ResolvedModel {
             provider,
             model: model.to_string(),
+            reasoning: None,
         }))
     }
 
@@ -289,8 +307,15 @@ impl DefaultProviderResolver {
         Ok(ResolvedModel {
             provider,
             model: model.to_string(),
+            reasoning: None,
         })
     }
+}
+
+/// A stored model's own settings applied to its client.
+fn with_setting(mut resolved: ResolvedModel, m: &skald_store::ModelRow) -> ResolvedModel {
+    resolved.reasoning = m.reasoning.as_deref().and_then(ReasoningEffort::parse);
+    resolved
 }
 
 impl ProviderResolver for DefaultProviderResolver {

@@ -17,12 +17,12 @@ use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_store::{NewMessage, Role, SessionRow};
+use skald_store::{AssistantExtras, NewMessage, Role, SessionRow};
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
 use crate::approval::awaits_approval;
-use crate::assemble::{to_messages_awaiting, tool_calls_json};
+use crate::assemble::{extras_of, to_messages_awaiting, tool_calls_json};
 use crate::calls::{run_call, skip_cancelled};
 use crate::error::SessionError;
 use crate::events::EventSink;
@@ -85,13 +85,15 @@ pub(crate) async fn run_rounds(
             Streamed::Complete(r) => r,
             Streamed::Cancelled(partial) => {
                 if !partial.text.is_empty() {
-                    store_assistant(t, &partial.text, &[]).await?;
+                    let extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
+                    store_assistant(t, &partial.text, &[], &extras).await?;
                 }
                 return Ok(TurnOutcome::Cancelled);
             }
             Streamed::Failed(e, partial) => {
                 if !partial.text.is_empty() {
-                    store_assistant(t, &partial.text, &[]).await?;
+                    let extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
+                    store_assistant(t, &partial.text, &[], &extras).await?;
                 }
                 return Ok(TurnOutcome::Failed {
                     message: e.to_string(),
@@ -104,10 +106,14 @@ pub(crate) async fn run_rounds(
                 input_tokens: u32::try_from(u.input_tokens).unwrap_or(u32::MAX),
                 output_tokens: u32::try_from(u.output_tokens).unwrap_or(u32::MAX),
                 cost_usd: u.cost_usd,
+                cache_read_tokens: u32::try_from(u.cache_read_tokens).unwrap_or(u32::MAX),
+                reasoning_tokens: u32::try_from(u.reasoning_tokens).unwrap_or(u32::MAX),
             });
         }
+        // Kept with the message: the next round sends back what the provider requires.
+        let extras = extras_of(&response.reasoning_to_keep(), response.usage);
         let calls = unique_ids(t, response.tool_calls).await?;
-        let message_id = store_assistant(t, &response.text, &calls).await?;
+        let message_id = store_assistant(t, &response.text, &calls, &extras).await?;
         if calls.is_empty() {
             return Ok(TurnOutcome::Completed);
         }
@@ -169,6 +175,7 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         tools,
         max_tokens: None,
         temperature: None,
+        reasoning: model.reasoning,
     })
 }
 
@@ -216,6 +223,7 @@ async fn stream_response(
                         text: text.clone(),
                     }),
                     StreamEvent::ToolCallDelta { .. }
+                    | StreamEvent::Reasoning(_)
                     | StreamEvent::Usage(_)
                     | StreamEvent::Done { .. } => {}
                 }
@@ -243,24 +251,28 @@ async fn unique_ids(t: &Turn<'_>, calls: Vec<ToolCall>) -> Result<Vec<ToolCall>,
     Ok(out)
 }
 
-/// Appends the assistant message and announces it.
+/// Appends the assistant message (with its reasoning and usage) and announces it.
 async fn store_assistant(
     t: &Turn<'_>,
     text: &str,
     calls: &[ToolCall],
+    extras: &AssistantExtras,
 ) -> Result<i64, SessionError> {
     let row = t
         .inner
         .store
         .history()
-        .append(&NewMessage {
-            session_id: t.session_id().to_string(),
-            stack_id: Some(t.frame_id),
-            role: Role::Assistant,
-            content: text.to_string(),
-            tool_calls: tool_calls_json(calls),
-            tool_call_id: None,
-        })
+        .append_with(
+            &NewMessage {
+                session_id: t.session_id().to_string(),
+                stack_id: Some(t.frame_id),
+                role: Role::Assistant,
+                content: text.to_string(),
+                tool_calls: tool_calls_json(calls),
+                tool_call_id: None,
+            },
+            extras,
+        )
         .await?;
     t.emit(SessionEvent::AssistantMessage {
         session_id: t.session_id().to_string(),

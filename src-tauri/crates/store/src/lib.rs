@@ -29,7 +29,7 @@ pub use repo::approval::{
     ApprovalRepo, ApprovalRuleRow, DEFAULT_GROUP, NewApprovalRule, PermissionGroupRow, RuleAction,
 };
 pub use repo::grants::GrantsRepo;
-pub use repo::history::{HistoryRepo, MessageRow, NewMessage, Role};
+pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
 pub use repo::jobs::{JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob};
 pub use repo::known_tools::{KnownToolRow, KnownToolsRepo, NewKnownTool};
 pub use repo::providers::{

@@ -108,6 +108,87 @@ fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
     );
 }
 
+/// A DeepSeek-style stream: `reasoning_content` over two lines, a tool call, usage with
+/// cached and reasoning tokens and (OpenRouter-style) a cost.
+fn sse_reasoning_tool_call() -> String {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let mut s = chunk(
+        json!({"role": "assistant", "reasoning_content": "The user wants "}),
+        Value::Null,
+    );
+    s += &chunk(
+        json!({"reasoning_content": "the file.\nRead it first."}),
+        Value::Null,
+    );
+    s += &chunk(
+        json!({"tool_calls": [{"index": 0, "id": "call_t", "type": "function",
+                "function": {"name": "read_file", "arguments": "{\"path\": \"hello.txt\"}"}}]}),
+        Value::Null,
+    );
+    s += &chunk(json!({}), json!("tool_calls"));
+    s += &format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": 342, "completion_tokens": 58,
+               "prompt_tokens_details": {"cached_tokens": 320},
+               "completion_tokens_details": {"reasoning_tokens": 41}, "cost": 0.0019}})
+    );
+    s + "data: [DONE]\n\n"
+}
+
+#[test]
+fn reasoning_is_shown_indented_sent_back_and_the_turn_ends_with_its_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("hello.txt"), "hi there\n").unwrap();
+    let mock =
+        MockOpenAi::start([sse_reasoning_tool_call(), sse_text("It says hi there.")]).unwrap();
+    let out = chat(
+        &data,
+        &mock,
+        &[
+            "--model",
+            "m",
+            "--workdir",
+            work.to_str().unwrap(),
+            "What is in hello.txt?",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The answer alone on stdout; reasoning, tools and usage on stderr.
+    assert_eq!(stdout(&out), "It says hi there.\n");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| *l == "  The user wants the file.");
+    assert!(first.is_some(), "{err}");
+    let first = first.unwrap_or_default();
+    assert_eq!(lines[first + 1], "  Read it first.", "{err}");
+    assert!(
+        !err.contains('\x1b'),
+        "no escapes when stderr is not a terminal: {err:?}"
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some("usage: 352 in (320 cached) · 63 out (41 reasoning) · $0.0019 · 2 requests"),
+        "{err}"
+    );
+    // DeepSeek's rule: the reasoning of a tool-calling turn goes back with it.
+    let reqs = mock.requests();
+    assert_eq!(reqs[1]["messages"][2]["role"], "assistant");
+    assert_eq!(
+        reqs[1]["messages"][2]["reasoning_content"],
+        "The user wants the file.\nRead it first."
+    );
+}
+
 #[test]
 fn tool_errors_are_one_line_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();

@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 use skald_llm::{
-    Anthropic, LlmError, LlmProvider, ResponseAccumulator, StopReason, StreamEvent, ToolCall, Usage,
+    Anthropic, LlmError, LlmProvider, ReasoningPart, ResponseAccumulator, StopReason, StreamEvent,
+    ToolCall, Usage,
 };
 
 use crate::mock_server::{MockServer, Reply, collect, sse_event};
@@ -110,10 +111,15 @@ async fn thinking_text_and_tool_use_with_input_json_deltas() {
     let (events, err) = collect(client(&server).stream(&simple_request("weather?"))).await;
     assert_eq!(err, None);
     assert_eq!(
-        events[..3],
+        events[..4],
         [
             StreamEvent::ReasoningDelta("The user wants ".into()),
             StreamEvent::ReasoningDelta("the weather.".into()),
+            // The whole block, signature included, once it stops: it goes back next round.
+            StreamEvent::Reasoning(ReasoningPart::Thinking {
+                thinking: "The user wants the weather.".into(),
+                signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h".into(),
+            }),
             StreamEvent::TextDelta("Okay, let me ".into()),
         ]
     );
@@ -144,7 +150,9 @@ async fn thinking_text_and_tool_use_with_input_json_deltas() {
         Some(Usage {
             input_tokens: 572,
             output_tokens: 89,
-            cost_usd: None
+            cache_read_tokens: 100,
+            cost_usd: None,
+            ..Default::default()
         })
     );
 
@@ -213,7 +221,9 @@ async fn overloaded_before_any_event_is_retried() {
             StreamEvent::Usage(Usage {
                 input_tokens: 572,
                 output_tokens: 3,
-                cost_usd: None
+                cache_read_tokens: 100,
+                cost_usd: None,
+                ..Default::default()
             }),
             StreamEvent::Done {
                 stop_reason: StopReason::EndTurn

@@ -9,6 +9,7 @@ mod mock_server;
 mod models;
 mod ollama;
 mod openai;
+mod replay;
 
 use skald_llm::{ChatRequest, Message, RetryPolicy, ToolCall};
 use std::time::Duration;
@@ -21,10 +22,10 @@ pub fn fixed_request() -> ChatRequest {
         system: Some("You are Skald.".into()),
         messages: vec![
             Message::user("What is in a.txt?"),
-            Message::Assistant {
-                content: "Let me read it.".into(),
-                tool_calls: vec![ToolCall::new("call_1", "read_file", r#"{"path":"a.txt"}"#)],
-            },
+            Message::assistant_calls(
+                "Let me read it.",
+                vec![ToolCall::new("call_1", "read_file", r#"{"path":"a.txt"}"#)],
+            ),
             Message::tool_result("call_1", "hello world"),
             Message::system("The user prefers short answers."),
             Message::user("Summarise it."),
@@ -32,6 +33,7 @@ pub fn fixed_request() -> ChatRequest {
         tools: vec![read_file_tool()],
         max_tokens: Some(1024),
         temperature: Some(0.2),
+        reasoning: None,
     }
 }
 

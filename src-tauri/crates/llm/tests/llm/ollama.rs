@@ -77,7 +77,8 @@ async fn ndjson_with_tool_calls_thinking_and_usage() {
         Some(Usage {
             input_tokens: 190,
             output_tokens: 37,
-            cost_usd: None
+            cost_usd: None,
+            ..Default::default()
         })
     );
 

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use skald_llm::{
-    LlmError, LlmProvider, OpenAiCompatible, ResponseAccumulator, StopReason, StreamEvent,
-    ToolCall, Usage,
+    LlmError, LlmProvider, OpenAiCompatible, ReasoningPart, ResponseAccumulator, StopReason,
+    StreamEvent, ToolCall, Usage,
 };
 
 use crate::mock_server::{End, MockServer, Reply, collect, sse_data};
@@ -137,7 +137,8 @@ async fn tool_call_arguments_split_across_many_chunks_and_several_calls() {
         Some(Usage {
             input_tokens: 81,
             output_tokens: 42,
-            cost_usd: Some(0.00123)
+            cost_usd: Some(0.00123),
+            ..Default::default()
         })
     );
 
@@ -175,6 +176,15 @@ async fn reasoning_deltas_from_either_field() {
             StreamEvent::ReasoningDelta("Think".into()),
             StreamEvent::ReasoningDelta("ing.".into()),
             StreamEvent::TextDelta("Answer".into()),
+            // Each field's text whole, to go back in the field it came in.
+            StreamEvent::Reasoning(ReasoningPart::Text {
+                field: "reasoning_content".into(),
+                text: "Think".into()
+            }),
+            StreamEvent::Reasoning(ReasoningPart::Text {
+                field: "reasoning".into(),
+                text: "ing.".into()
+            }),
             StreamEvent::Done {
                 stop_reason: StopReason::MaxTokens
             },

@@ -13,6 +13,7 @@ mod driver;
 mod interface;
 mod manage;
 mod providers;
+mod reasoning;
 mod resume;
 mod snapshots;
 mod stop;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use skald_llm::ProviderConfig;
+use skald_llm::{ProviderConfig, ReasoningEffort};
 use skald_session::{DefaultProviderResolver, ProviderResolver, SessionError};
 use skald_store::{NewModel, NewProvider, ProviderKind, Store};
 
@@ -110,6 +110,22 @@ async fn db_providers_and_the_default_model_win() {
         r.resolve(Some("other")).await.unwrap().provider.name(),
         "openai"
     );
+    // The model's reasoning setting comes with it, whichever way it was chosen.
+    assert_eq!(r.resolve(None).await.unwrap().reasoning, None);
+    store
+        .providers()
+        .set_reasoning(m.id, Some("low"))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.resolve(None).await.unwrap().reasoning,
+        Some(ReasoningEffort::Low)
+    );
+    assert_eq!(
+        r.resolve(Some("big")).await.unwrap().reasoning,
+        Some(ReasoningEffort::Low)
+    );
+    assert_eq!(r.resolve(Some("other")).await.unwrap().reasoning, None);
 
     // An Anthropic provider without any key is refused clearly.
     store

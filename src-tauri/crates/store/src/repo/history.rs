@@ -65,8 +65,34 @@ pub struct NewMessage {
     pub tool_call_id: Option<String>,
 }
 
+/// What one model request cost, stored with the assistant message it produced.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MessageUsage {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: i64,
+    /// Generated tokens, reasoning included.
+    pub output_tokens: i64,
+    /// Prompt tokens read from the provider's cache.
+    pub cache_read_tokens: i64,
+    /// Prompt tokens written to the provider's cache.
+    pub cache_write_tokens: i64,
+    /// Reasoning tokens.
+    pub reasoning_tokens: i64,
+    /// US dollars, when the provider reports it.
+    pub cost_usd: Option<f64>,
+}
+
+/// What an assistant message carries besides its text and calls.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssistantExtras {
+    /// The reasoning parts (provider-neutral JSON array), if the model reasoned.
+    pub reasoning: Option<Value>,
+    /// The request's usage, if the provider reported it.
+    pub usage: Option<MessageUsage>,
+}
+
 /// A stored message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MessageRow {
     /// Row id; increases in insertion order.
     pub id: i64,
@@ -84,6 +110,8 @@ pub struct MessageRow {
     pub tool_call_id: Option<String>,
     /// Unix millis.
     pub created_at: i64,
+    /// An assistant message's reasoning and usage (empty for other roles and older rows).
+    pub extras: AssistantExtras,
 }
 
 impl<'r> FromRow<'r, SqliteRow> for MessageRow {
@@ -97,8 +125,31 @@ impl<'r> FromRow<'r, SqliteRow> for MessageRow {
             tool_calls: json_column(row, "tool_calls")?,
             tool_call_id: row.try_get("tool_call_id")?,
             created_at: row.try_get("created_at")?,
+            extras: AssistantExtras {
+                reasoning: json_column(row, "reasoning")?,
+                usage: usage_columns(row)?,
+            },
         })
     }
+}
+
+fn usage_columns(row: &SqliteRow) -> Result<Option<MessageUsage>, sqlx::Error> {
+    let input: Option<i64> = row.try_get("input_tokens")?;
+    let output: Option<i64> = row.try_get("output_tokens")?;
+    if input.is_none() && output.is_none() {
+        return Ok(None);
+    }
+    let n = |c: &str| -> Result<i64, sqlx::Error> {
+        Ok(row.try_get::<Option<i64>, _>(c)?.unwrap_or(0))
+    };
+    Ok(Some(MessageUsage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        cache_read_tokens: n("cache_read_tokens")?,
+        cache_write_tokens: n("cache_write_tokens")?,
+        reasoning_tokens: n("reasoning_tokens")?,
+        cost_usd: row.try_get("cost_usd")?,
+    }))
 }
 
 /// Repository for `chat_history`.
@@ -114,10 +165,23 @@ impl HistoryRepo {
 
     /// Appends a message and returns it with its id.
     pub async fn append(&self, new: &NewMessage) -> Result<MessageRow> {
+        self.append_with(new, &AssistantExtras::default()).await
+    }
+
+    /// Appends a message with its reasoning and usage (one insert, so a crash never leaves
+    /// an assistant message without the reasoning its provider wants back).
+    pub async fn append_with(
+        &self,
+        new: &NewMessage,
+        extras: &AssistantExtras,
+    ) -> Result<MessageRow> {
+        let usage = extras.usage;
         let row = sqlx::query_as(
             "INSERT INTO chat_history
-               (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+               (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at,
+                reasoning, input_tokens, output_tokens, cache_read_tokens,
+                cache_write_tokens, reasoning_tokens, cost_usd)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&new.session_id)
         .bind(new.stack_id)
@@ -126,6 +190,13 @@ impl HistoryRepo {
         .bind(json_text(new.tool_calls.as_ref()))
         .bind(&new.tool_call_id)
         .bind(now_ms())
+        .bind(json_text(extras.reasoning.as_ref()))
+        .bind(usage.map(|u| u.input_tokens))
+        .bind(usage.map(|u| u.output_tokens))
+        .bind(usage.map(|u| u.cache_read_tokens))
+        .bind(usage.map(|u| u.cache_write_tokens))
+        .bind(usage.map(|u| u.reasoning_tokens))
+        .bind(usage.and_then(|u| u.cost_usd))
         .fetch_all(&self.pool)
         .await?
         .into_iter()

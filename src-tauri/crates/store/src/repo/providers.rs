@@ -106,6 +106,9 @@ pub struct ModelRow {
     pub context_window: Option<i64>,
     /// Whether this is the default model.
     pub is_default: bool,
+    /// How much the model should reason (`off`, `low`, `medium`, `high`); `None` leaves
+    /// it to the provider.
+    pub reasoning: Option<String>,
 }
 
 /// Repository for providers and models.
@@ -230,6 +233,17 @@ impl ProvidersRepo {
     pub async fn set_context_window(&self, model_id: i64, tokens: Option<i64>) -> Result<()> {
         let done = sqlx::query("UPDATE models SET context_window = ? WHERE id = ?")
             .bind(tokens)
+            .bind(model_id)
+            .execute(&self.pool)
+            .await?;
+        expect_one(done.rows_affected(), "model", model_id)
+    }
+
+    /// Sets how much a model should reason (`off`, `low`, `medium`, `high`; `None`: the
+    /// provider's default). Other values are refused by the column.
+    pub async fn set_reasoning(&self, model_id: i64, reasoning: Option<&str>) -> Result<()> {
+        let done = sqlx::query("UPDATE models SET reasoning = ? WHERE id = ?")
+            .bind(reasoning)
             .bind(model_id)
             .execute(&self.pool)
             .await?;

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 use skald_store::{
-    FrameStatus, NewKnownTool, NewMessage, NewSession, NewStackFrame, NewToolCall, Role,
-    StoreError, ToolCallStatus,
+    AssistantExtras, FrameStatus, MessageUsage, NewKnownTool, NewMessage, NewSession,
+    NewStackFrame, NewToolCall, Role, StoreError, ToolCallStatus,
 };
 
 use crate::common::{fresh, session};
@@ -194,6 +194,48 @@ async fn history_round_trip() {
         repo.update_content(user.id, "x").await,
         Err(StoreError::NotFound { .. })
     ));
+}
+
+#[tokio::test]
+async fn assistant_reasoning_and_usage_round_trip() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.history();
+    let reasoning = json!([
+        {"kind": "thinking", "thinking": "Check the file.", "signature": "EqQBCgIYAhIM"},
+        {"kind": "details", "details": [{"type": "reasoning.encrypted", "data": "x"}]}
+    ]);
+    let extras = AssistantExtras {
+        reasoning: Some(reasoning.clone()),
+        usage: Some(MessageUsage {
+            input_tokens: 1290,
+            output_tokens: 89,
+            cache_read_tokens: 512,
+            cache_write_tokens: 0,
+            reasoning_tokens: 41,
+            cost_usd: Some(0.001913),
+        }),
+    };
+    let new = NewMessage {
+        session_id: s.id.clone(),
+        stack_id: None,
+        role: Role::Assistant,
+        content: "Reading.".to_owned(),
+        tool_calls: None,
+        tool_call_id: None,
+    };
+    let stored = repo.append_with(&new, &extras).await.unwrap();
+    assert_eq!(stored.extras, extras);
+    let read = repo.get(stored.id).await.unwrap().unwrap();
+    assert_eq!(read.extras, extras, "read back from the file");
+    let plain = repo.append(&new).await.unwrap();
+    assert_eq!(plain.extras, AssistantExtras::default());
+    // The column refuses what is not JSON.
+    let bad = sqlx::query("UPDATE chat_history SET reasoning = '{nope' WHERE id = ?")
+        .bind(stored.id)
+        .execute(store.pool())
+        .await;
+    assert!(bad.is_err(), "{bad:?}");
 }
 
 #[tokio::test]

@@ -307,6 +307,20 @@ async fn providers_and_models_round_trip() {
         repo.list_models("ollama").await.unwrap()[0].context_window,
         Some(32_768)
     );
+    assert_eq!(b.reasoning, None, "the provider's default until set");
+    repo.set_reasoning(b.id, Some("high")).await.unwrap();
+    assert_eq!(
+        repo.list_models("ollama").await.unwrap()[0]
+            .reasoning
+            .as_deref(),
+        Some("high")
+    );
+    assert!(
+        repo.set_reasoning(b.id, Some("extreme")).await.is_err(),
+        "only off, low, medium, high"
+    );
+    repo.set_reasoning(b.id, None).await.unwrap();
+    assert_eq!(repo.list_models("ollama").await.unwrap()[0].reasoning, None);
 
     assert_eq!(repo.default_model().await.unwrap(), None);
     repo.set_default_model(a.id).await.unwrap();
