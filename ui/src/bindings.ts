@@ -116,7 +116,15 @@ live: boolean, };
 
 export type ApprovalResolution = { "kind": "live" } | { "kind": "settled" };
 
-export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
+export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, } | { "type": "subAgent", sessionId: string, 
+/**
+ * The sub-agent's frame (`session_stack.id`).
+ */
+frameId: number, agentId: string, 
+/**
+ * 1 for a sub-agent of the root agent.
+ */
+depth: number, parentCallId: string, event: SessionEvent, };
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 

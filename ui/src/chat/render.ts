@@ -25,6 +25,7 @@ export function toolCard(
   call: ToolCallView,
   openFile: (path: string) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
+  nested?: HTMLElement,
 ): HTMLElement {
   const summary = el(
     "summary",
@@ -50,6 +51,7 @@ export function toolCard(
     el("div", { class: "tool-section" }, "Arguments"),
     el("pre", { class: "tool-args" }, JSON.stringify(call.arguments, null, 2)),
   );
+  if (nested) body.append(nested);
   if (call.result !== null) {
     body.append(el("div", { class: "tool-section" }, "Result"), el("pre", { class: "tool-result" }, call.result));
   }
@@ -61,12 +63,14 @@ export function toolCard(
   return card;
 }
 
-export function renderConversation(
-  root: HTMLElement,
+/** The messages of a conversation; `top` holds every sub-agent and every
+ *  approval, at any depth. */
+function messageNodes(
   view: ChatView,
+  top: ChatView,
   openFile: (path: string) => void,
   actions?: ApprovalActions,
-): void {
+): HTMLElement[] {
   const items: HTMLElement[] = [];
   for (const m of view.messages) {
     const cls = `msg msg-${m.role}`;
@@ -75,11 +79,40 @@ export function renderConversation(
       node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
     }
     for (const c of m.toolCalls) {
-      const request = view.approvals[c.id];
-      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+      const request = top.approvals[c.id];
+      const sub = top.subAgents[c.id];
+      const nested = sub ? subAgentNode(sub.agentId, sub.view, top, openFile, actions) : undefined;
+      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, nested));
     }
     items.push(node);
   }
+  return items;
+}
+
+/** A sub-agent's activity inside its call's card. */
+function subAgentNode(
+  agentId: string,
+  view: ChatView,
+  top: ChatView,
+  openFile: (path: string) => void,
+  actions?: ApprovalActions,
+): HTMLElement {
+  const state = view.running ? "working" : (outcomeText(view.outcome) ?? "finished");
+  return el(
+    "div",
+    { class: "sub-agent", "data-sub-agent": agentId },
+    el("div", { class: "tool-section" }, `↳ ${agentId} — ${state}`),
+    ...messageNodes(view, top, openFile, actions),
+  );
+}
+
+export function renderConversation(
+  root: HTMLElement,
+  view: ChatView,
+  openFile: (path: string) => void,
+  actions?: ApprovalActions,
+): void {
+  const items = messageNodes(view, view, openFile, actions);
   if (view.streaming && (view.streaming.text !== "" || view.streaming.reasoning !== "")) {
     const node = el("div", { class: "msg msg-assistant streaming", "data-role": "streaming" });
     if (view.streaming.reasoning) node.append(el("div", { class: "reasoning" }, view.streaming.reasoning));

@@ -1,14 +1,17 @@
 //! [`PrintSink`]: a turn's events on a terminal. The answer's text streams to
 //! stdout (so it can be piped); tool events go to stderr as one line each:
 //! `▶ label` when a call starts, `✓ label` when it succeeds, `✗ label: why`
-//! when it fails, is rejected or cancelled.
+//! when it fails, is rejected or cancelled. A sub-agent's activity is
+//! indented two spaces per level under the call that started it: its start
+//! and end (`↳ agent …`), its calls, and its answers (its text never goes
+//! to stdout, which is the root agent's answer).
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use skald_protocol::SessionEvent;
+use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::EventSink;
 
 #[derive(Default)]
@@ -47,6 +50,38 @@ impl PrintSink {
         self.end_line();
         eprintln!("{line}");
     }
+
+    /// An event of a sub-agent at `depth`.
+    fn nested(&self, agent: &str, depth: u32, event: SessionEvent) {
+        let pad = "  ".repeat(depth as usize);
+        match event {
+            SessionEvent::TurnStarted { .. } => self.tool_line(&format!("{pad}↳ {agent} started")),
+            SessionEvent::TurnEnded { outcome, .. } => {
+                let how = match outcome {
+                    TurnOutcome::Completed => "finished".to_string(),
+                    TurnOutcome::Cancelled => "stopped".to_string(),
+                    TurnOutcome::RoundLimit { rounds } => format!("hit the round limit ({rounds})"),
+                    TurnOutcome::Failed { message } => format!("failed: {}", first_line(&message)),
+                };
+                self.tool_line(&format!("{pad}↳ {agent} {how}"));
+            }
+            SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
+                for line in text.trim_end().lines() {
+                    self.tool_line(&format!("{pad}│ {line}"));
+                }
+            }
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
+            SessionEvent::TokenDelta { .. }
+            | SessionEvent::ReasoningDelta { .. }
+            | SessionEvent::AssistantMessage { .. } => {}
+            other => self.line_event(other, &pad),
+        }
+    }
 }
 
 fn first_line(s: &str) -> &str {
@@ -55,6 +90,21 @@ fn first_line(s: &str) -> &str {
 
 impl EventSink for PrintSink {
     fn emit(&self, event: SessionEvent) {
+        match event {
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
+            other => self.line_event(other, ""),
+        }
+    }
+}
+
+impl PrintSink {
+    /// Prints one event; `pad` indents the tool lines of a sub-agent.
+    fn line_event(&self, event: SessionEvent, pad: &str) {
         match event {
             SessionEvent::TokenDelta { text, .. } => {
                 if text.is_empty() {
@@ -66,7 +116,7 @@ impl EventSink for PrintSink {
                 self.mid_line.store(!text.ends_with('\n'), Ordering::SeqCst);
             }
             SessionEvent::ToolStart { call, .. } => {
-                self.tool_line(&format!("▶ {}", call.label_short));
+                self.tool_line(&format!("{pad}▶ {}", call.label_short));
                 self.labels
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -90,8 +140,8 @@ impl EventSink for PrintSink {
                     .remove(&tool_call_id);
                 let label = self.label(&tool_call_id);
                 match reason {
-                    Some(reason) => self.tool_line(&format!("✓ {label} ({reason})")),
-                    None => self.tool_line(&format!("✓ {label}")),
+                    Some(reason) => self.tool_line(&format!("{pad}✓ {label} ({reason})")),
+                    None => self.tool_line(&format!("{pad}✓ {label}")),
                 }
             }
             SessionEvent::ToolError {
@@ -100,10 +150,10 @@ impl EventSink for PrintSink {
                 ..
             } => {
                 let label = self.label(&tool_call_id);
-                self.tool_line(&format!("✗ {label}: {}", first_line(&error)));
+                self.tool_line(&format!("{pad}✗ {label}: {}", first_line(&error)));
             }
             SessionEvent::ToolCancelled { tool_call_id, .. } => {
-                self.tool_line(&format!("✗ {}: cancelled", self.label(&tool_call_id)));
+                self.tool_line(&format!("{pad}✗ {}: cancelled", self.label(&tool_call_id)));
             }
             SessionEvent::ToolRejected {
                 tool_call_id,
@@ -111,17 +161,26 @@ impl EventSink for PrintSink {
                 ..
             } => {
                 let label = self.label(&tool_call_id);
-                self.tool_line(&format!("✗ {label}: rejected: {}", first_line(&reason)));
+                self.tool_line(&format!(
+                    "{pad}✗ {label}: rejected: {}",
+                    first_line(&reason)
+                ));
             }
             SessionEvent::ApprovalRequired { request, .. } => {
                 self.tool_line(&format!(
-                    "? {}: waiting for approval ({}); id {}",
+                    "{pad}? {}: waiting for approval ({}); id {}",
                     request.label_short, request.reason, request.tool_call_id
                 ));
             }
             SessionEvent::AssistantMessage { .. } | SessionEvent::TurnEnded { .. } => {
                 self.end_line();
             }
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
             SessionEvent::TurnStarted { .. }
             | SessionEvent::ReasoningDelta { .. }
             | SessionEvent::OpenFile { .. }

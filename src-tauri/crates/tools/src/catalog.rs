@@ -76,8 +76,8 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         ),
         (
             tn::EXECUTE_TASK,
-            Some(ToolCategory::Config),
-            "Launches a sub-agent or task: inline (sync), in the background (async) or on a schedule (cron).",
+            Some(ToolCategory::Subagent),
+            "Hands a self-contained task to a task agent; mode `sync` runs it inline in a child frame and returns its final answer.",
         ),
         (
             tn::IMAGE_GENERATE,

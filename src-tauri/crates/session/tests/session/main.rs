@@ -15,3 +15,4 @@ mod providers;
 mod resume;
 mod snapshots;
 mod stop;
+mod subagents;
