@@ -131,7 +131,9 @@ pub(crate) async fn resume_session(
             if let Some(row) = row.as_ref().filter(|r| !r.status.is_terminal())
                 && is_sync_task(&row.name, &arguments_value(&row.arguments))
             {
-                if t.model.is_none() {
+                // No model to run it with, or its sub-agent waits for a
+                // person (the Inbox continues it): it waits too.
+                if t.model.is_none() || sub_agent_awaits_approval(t, &row.id).await? {
                     report.deferred.push(row.id.clone());
                     continue;
                 }
@@ -187,6 +189,43 @@ pub(crate) async fn resume_session(
         tracing::info!(session = %sid, ?report, "resumed pending tool calls");
     }
     Ok(report)
+}
+
+/// Whether the sub-agent that call `call_id` started (at any depth below)
+/// has a call waiting for a person.
+async fn sub_agent_awaits_approval(t: &Turn<'_>, call_id: &str) -> Result<bool, SessionError> {
+    let store = &t.inner.store;
+    let Some(frame) = store.stack().for_call(call_id).await? else {
+        return Ok(false);
+    };
+    let frames = store.stack().list_for_session(t.session_id()).await?;
+    // The frame and every frame below it.
+    let mut below = vec![frame.id];
+    let mut i = 0;
+    while i < below.len() {
+        let parent = below[i];
+        below.extend(
+            frames
+                .iter()
+                .filter(|f| f.parent_id == Some(parent))
+                .map(|f| f.id),
+        );
+        i += 1;
+    }
+    let messages: HashSet<i64> = store
+        .history()
+        .list_for_session(t.session_id())
+        .await?
+        .into_iter()
+        .filter(|m| m.stack_id.is_some_and(|s| below.contains(&s)))
+        .map(|m| m.id)
+        .collect();
+    Ok(store
+        .tool_calls()
+        .list_for_session(t.session_id())
+        .await?
+        .iter()
+        .any(|r| awaits_approval(r) && r.message_id.is_some_and(|m| messages.contains(&m))))
 }
 
 /// An unfinished row: re-run from intent, or interrupted.

@@ -78,6 +78,8 @@ struct Env {
     workdir: std::path::PathBuf,
     fakes: BTreeMap<String, Arc<FakeProvider>>,
     peak: Arc<AtomicUsize>,
+    provider: Arc<dyn LlmProvider>,
+    agents_dir: std::path::PathBuf,
     handler: ChatSessionHandler,
 }
 
@@ -130,8 +132,8 @@ async fn env_with(
         ChatSessionHandler::new(
             store.clone(),
             Arc::new(builtin_registry(&BuiltinDeps::default())),
-            Arc::new(FixedProvider::new(router, "test-model")),
-            agents_dir,
+            Arc::new(FixedProvider::new(router.clone(), "test-model")),
+            agents_dir.clone(),
         )
         .with_config(config),
     );
@@ -141,6 +143,8 @@ async fn env_with(
         workdir,
         fakes,
         peak,
+        provider: router,
+        agents_dir,
         handler,
     }
 }
@@ -708,4 +712,125 @@ async fn a_bad_target_fails_before_anyone_is_asked() {
         *gate.0.lock().unwrap(),
         ["main:execute_task", "worker:list_files"]
     );
+}
+
+/// A sub-agent's call waiting for a person when the app goes away: on
+/// restart it is in the Inbox, its parent's call waits with it (nothing is
+/// re-run or answered early), and approving it continues the sub-agent in
+/// its own frame, then the parent.
+#[tokio::test]
+async fn a_sub_agents_approval_survives_a_restart_and_approving_continues_both() {
+    use skald_session::ApprovalManager;
+    let gated = |h: ChatSessionHandler| {
+        let mgr = ApprovalManager::new(h.store().clone(), h.registry().clone());
+        h.with_gate(Arc::new(mgr))
+    };
+    let e = env_with(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    delegate(&[task("c1", "worker", "write it")]),
+                    answer("main done"),
+                ],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(
+                            0,
+                            "w1",
+                            "write_file",
+                            r#"{"path": "r.txt", "content": "after\n"}"#,
+                        )
+                        .done(StopReason::ToolUse),
+                    answer("written"),
+                ],
+            ),
+        ],
+        HandlerConfig::default(),
+        gated,
+    )
+    .await;
+    let sid = e.session().await;
+    let (h, id) = (e.handler.clone(), sid.clone());
+    let turn = tokio::spawn(async move { h.send_message(&id, "go", RecordingSink::new()).await });
+    // No rules: everything is asked about. The delegation is approved live…
+    let pending = |id: &'static str| {
+        let store = e.store.clone();
+        async move {
+            store
+                .tool_calls()
+                .get(id)
+                .await
+                .unwrap()
+                .is_some_and(|r| r.status.as_str() == "pending")
+        }
+    };
+    let start = Instant::now();
+    while !pending("c1").await {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    e.handler.approve("c1", RecordingSink::new()).await.unwrap();
+    // …then the app goes away while the sub-agent's write waits.
+    while !pending("w1").await {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    turn.abort();
+    let _ = turn.await;
+
+    let h2 = gated(ChatSessionHandler::new(
+        e.store.clone(),
+        Arc::new(builtin_registry(&BuiltinDeps::default())),
+        Arc::new(FixedProvider::new(e.provider.clone(), "test-model")),
+        e.agents_dir.clone(),
+    ));
+    h2.resume_all(None, RecordingSink::new()).await.unwrap();
+    // Nothing ran or was answered early.
+    assert_eq!(e.requests("worker").len(), 1);
+    assert_eq!(e.requests("main").len(), 1);
+    assert!(!e.workdir.join("r.txt").exists());
+    let c1 = e.store.tool_calls().get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.status.as_str(), "running");
+    let inbox = h2.list_pending().await.unwrap();
+    assert_eq!(inbox.len(), 1, "{inbox:?}");
+    assert_eq!(inbox[0].request.tool_call_id, "w1");
+
+    let sink = RecordingSink::new();
+    h2.approve("w1", &sink).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(e.workdir.join("r.txt")).unwrap(),
+        "after\n"
+    );
+    // The sub-agent saw its result in its own conversation and answered…
+    let worker = e.requests("worker");
+    assert_eq!(worker.len(), 2);
+    assert_eq!(worker[1].messages.len(), 3);
+    assert!(tool_content(&worker[1].messages[2]).contains("r.txt"));
+    // …and that answer is the parent's result; the parent answered too.
+    let c1 = e.store.tool_calls().get("c1").await.unwrap().unwrap();
+    assert_eq!(
+        (c1.status.as_str(), c1.result.as_deref()),
+        ("done", Some("written"))
+    );
+    assert_eq!(results(&e.requests("main")[1]), ["written"]);
+    let frames = e.store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames[1].status, FrameStatus::Done);
+    let root = e
+        .store
+        .history()
+        .list_for_frame(frames[0].id)
+        .await
+        .unwrap();
+    assert_eq!(root.last().unwrap().content, "main done");
+    // The settled call's events came nested under the delegation.
+    assert!(sink.events().iter().any(|ev| matches!(
+        ev,
+        SessionEvent::SubAgent { parent_call_id, event, .. }
+            if parent_call_id == "c1" && matches!(**event, SessionEvent::ToolDone { .. })
+    )));
 }
