@@ -1,7 +1,7 @@
 // The chat page: sessions on the left, the conversation and composer on the
 // right. Events of the running turn are folded into the view as they arrive.
 import * as api from "../api";
-import type { ApprovalRequest, SessionEvent, SessionSummary } from "../bindings";
+import type { ApprovalRequest, SessionEvent, SessionSummary, TurnOutcome } from "../bindings";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
 import { el } from "../dom";
@@ -68,8 +68,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       return [];
     }
   };
-  const reload = async () => {
-    view = fromHistory(await deps.api.sessionHistory(current as string), await pendingHere());
+  // `outcome`: how the turn that just ended ended, kept over the reload
+  // (its note, "Stopped.", is not in the history).
+  const reload = async (outcome: TurnOutcome | null = null) => {
+    view = { ...fromHistory(await deps.api.sessionHistory(current as string), await pendingHere()), outcome };
     paint();
   };
   // A call of the turn running on this page answers through that turn's
@@ -116,7 +118,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     }
     view = applyEvent(view, event);
     paint();
-    if (event.type === "turnEnded") void reload().catch(() => undefined);
+    if (event.type === "turnEnded") void reload(event.outcome).catch(() => undefined);
   };
   const attached = deps.api.attachSession(current, follow).catch(() => false);
   view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());

@@ -116,7 +116,7 @@ struct Parts {
 
 impl Inner {
     /// The tools of a frame's round: the registry, the other sources, the
-    /// session's own (`execute_task`), then the InterfaceTools built for the
+    /// session's own (`execute_task`, `list_items`), then the InterfaceTools built for the
     /// frame. Which of them a sub-agent is offered is the audience's call
     /// (no `root_agent_only`, plus `sub_agents_only`), each once by name.
     pub(crate) fn toolset(
@@ -134,6 +134,10 @@ impl Inner {
         }
         set.add(
             crate::subagent::tool_for(agent_id, depth, self.config.max_task_depth, &self.agents),
+            skald_tools::source::SYNTHETIC,
+        );
+        set.add(
+            Arc::new(crate::list_items::ListItems::new(self.agents.clone())),
             skald_tools::source::SYNTHETIC,
         );
         if !self.interface.is_empty() {

@@ -22,6 +22,7 @@ mod ids;
 mod inbox;
 mod interface;
 mod known_tools;
+mod list_items;
 pub mod notes;
 mod provider;
 mod resume;
