@@ -36,8 +36,9 @@ impl AppState {
             store.clone(),
             registry,
             providers,
-            agents_dir(resource_dir.as_deref(), &data_dir),
+            bundled_agents_dir(resource_dir.as_deref(), &data_dir),
         )
+        .with_agents_dir(user_agents_dir(&data_dir))
         .with_gate(Arc::new(approvals.clone()));
         Ok(Self {
             catalog,
@@ -88,13 +89,10 @@ impl AppState {
     }
 }
 
-/// `SKALD_AGENTS_DIR`, else the bundled resources, else the source tree (dev
-/// builds), else `<data dir>/agents`. The default agent is compiled in, so a
-/// binary whose source tree is gone still answers.
-fn agents_dir(resource_dir: Option<&Path>, data_dir: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("SKALD_AGENTS_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
+/// The bundled agents: the package's resources, else the source tree (dev
+/// builds). The built-in agents are compiled in as well, so a binary whose
+/// source tree is gone still has them.
+fn bundled_agents_dir(resource_dir: Option<&Path>, data_dir: &Path) -> PathBuf {
     [
         resource_dir.map(|r| r.join("agents")),
         Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("agents")),
@@ -103,6 +101,15 @@ fn agents_dir(resource_dir: Option<&Path>, data_dir: &Path) -> PathBuf {
     .flatten()
     .find(|d| d.is_dir())
     .unwrap_or_else(|| data_dir.join("agents"))
+}
+
+/// The person's agents, adding to or replacing the bundled ones:
+/// `SKALD_AGENTS_DIR`, else `<data dir>/agents`.
+fn user_agents_dir(data_dir: &Path) -> PathBuf {
+    match std::env::var_os("SKALD_AGENTS_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => data_dir.join("agents"),
+    }
 }
 
 /// The launch directory, unless that is `/` (a desktop launcher), then home.

@@ -161,7 +161,15 @@ cacheReadTokens: number,
 /**
  * Reasoning tokens (part of `output_tokens`).
  */
-reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, };
+reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, } | { "type": "subAgent", sessionId: string, 
+/**
+ * The sub-agent's frame (`session_stack.id`).
+ */
+frameId: number, agentId: string, 
+/**
+ * 1 for a sub-agent of the root agent.
+ */
+depth: number, parentCallId: string, event: SessionEvent, };
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 

@@ -62,6 +62,26 @@ describe("conversation", () => {
     expect(root.querySelector('[data-testid="turn-running"]')).not.toBeNull();
   });
 
+  it("shows a sub-agent's activity inside its call's card", () => {
+    const root = document.createElement("div");
+    const task: ToolCallView = { ...call, id: "t1", name: "execute_task", status: "running", result: null };
+    let view = applyEvent(addUserMessage(emptyView(), "go"), { type: "toolStart", sessionId: "s", call: task });
+    view = applyEvent(view, {
+      type: "subAgent",
+      sessionId: "s",
+      frameId: 2,
+      agentId: "worker",
+      depth: 1,
+      parentCallId: "t1",
+      event: { type: "toolStart", sessionId: "s", call: { ...call, id: "w1", labelShort: "list_files" } },
+    });
+    renderConversation(root, view, () => {});
+    const card = root.querySelector('[data-tool-call="t1"]')!;
+    const nested = card.querySelector('[data-sub-agent="worker"]')!;
+    expect(nested.querySelector('[data-tool-call="w1"] .tool-label')!.textContent).toBe("list_files");
+    expect((card as HTMLDetailsElement).open).toBe(false);
+  });
+
   it("shows reasoning as a thinking block: open while it streams, collapsed once stored", () => {
     let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
     view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "Check the " });

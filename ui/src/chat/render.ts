@@ -3,7 +3,7 @@ import type { ApprovalRequest, ToolCallView } from "../bindings";
 import { type ApprovalActions, approvalPanel } from "./approval";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
-import { type ChatView, outcomeText, type ViewMessage } from "./state";
+import { type ChatView, outcomeText, type SubAgentView, type ViewMessage } from "./state";
 
 const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   running: "running",
@@ -25,6 +25,7 @@ export function toolCard(
   call: ToolCallView,
   openFile: (path: string) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
+  nested?: HTMLElement,
 ): HTMLElement {
   const summary = el(
     "summary",
@@ -50,6 +51,7 @@ export function toolCard(
     el("div", { class: "tool-section" }, "Arguments"),
     el("pre", { class: "tool-args" }, JSON.stringify(call.arguments, null, 2)),
   );
+  if (nested) body.append(nested);
   if (call.result !== null) {
     body.append(el("div", { class: "tool-section" }, "Result"), el("pre", { class: "tool-result" }, call.result));
   }
@@ -74,9 +76,10 @@ export function thinkingBlock(text: string, live: boolean): HTMLElement {
   return block;
 }
 
+/** One message; `top` holds every sub-agent and every approval, at any depth. */
 function messageNode(
   m: ViewMessage,
-  view: ChatView,
+  top: ChatView,
   openFile: (path: string) => void,
   actions: ApprovalActions | undefined,
 ): HTMLElement {
@@ -86,10 +89,29 @@ function messageNode(
     node.append(m.role === "assistant" ? markdown(m.content) : el("div", { class: "text" }, m.content));
   }
   for (const c of m.toolCalls) {
-    const request = view.approvals[c.id];
-    node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+    const request = top.approvals[c.id];
+    const sub = top.subAgents[c.id];
+    const nested = sub ? subAgentNode(sub.agentId, sub.view, top, openFile, actions) : undefined;
+    node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, nested));
   }
   return node;
+}
+
+/** A sub-agent's activity inside its call's card. */
+function subAgentNode(
+  agentId: string,
+  view: ChatView,
+  top: ChatView,
+  openFile: (path: string) => void,
+  actions?: ApprovalActions,
+): HTMLElement {
+  const state = view.running ? "working" : (outcomeText(view.outcome) ?? "finished");
+  return el(
+    "div",
+    { class: "sub-agent", "data-sub-agent": agentId },
+    el("div", { class: "tool-section" }, `↳ ${agentId} — ${state}`),
+    ...view.messages.map((m) => messageNode(m, top, openFile, actions)),
+  );
 }
 
 function streamingNode(streaming: { text: string; reasoning: string }): HTMLElement {
@@ -103,6 +125,9 @@ function streamingNode(streaming: { text: string; reasoning: string }): HTMLElem
 interface Built {
   message: ViewMessage;
   requests: (ApprovalRequest | undefined)[];
+  /** The sub-agents nested in its cards (their views are replaced, never
+   *  changed in place, when their events arrive). */
+  subs: (SubAgentView | undefined)[];
   node: HTMLElement;
 }
 
@@ -150,6 +175,7 @@ export function renderConversation(
   const next = new Map<string, Built>();
   for (const m of view.messages) {
     const requests = m.toolCalls.map((c) => view.approvals[c.id]);
+    const subs = m.toolCalls.map((c) => view.subAgents[c.id]);
     const old = cache.messages.get(m.key);
     let node: HTMLElement;
     if (
@@ -158,14 +184,15 @@ export function renderConversation(
       old.message.content === m.content &&
       old.message.reasoning === m.reasoning &&
       sameCalls(old.message.toolCalls, m.toolCalls) &&
-      old.requests.every((r, i) => r === requests[i])
+      old.requests.every((r, i) => r === requests[i]) &&
+      old.subs.every((r, i) => r === subs[i])
     ) {
       node = old.node;
     } else {
       node = messageNode(m, view, openFile, actions);
       if (old) keepOpenCards(old.node, node);
     }
-    next.set(m.key, { message: m, requests, node });
+    next.set(m.key, { message: m, requests, subs, node });
     items.push(node);
   }
   cache.messages = next;

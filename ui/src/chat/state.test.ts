@@ -95,4 +95,44 @@ describe("applyEvent", () => {
     expect(view.messages.map((m) => m.key)).toEqual(["m1", "m2", "m4"]);
     expect(outcomeText({ kind: "roundLimit", rounds: 20 })).toBe("Stopped after 20 rounds (the round limit).");
   });
+
+  it("nests a sub-agent's events under the call that started it, its approvals in the chat", () => {
+    const task: ToolCallView = { ...call, id: "t1", name: "execute_task", labelShort: "execute_task ⚡ → worker: Count" };
+    const inner: ToolCallView = { ...call, id: "w1" };
+    const sub = (event: SessionEvent): SessionEvent => ({
+      type: "subAgent",
+      sessionId: sid,
+      frameId: 7,
+      agentId: "worker",
+      depth: 1,
+      parentCallId: "t1",
+      event,
+    });
+    const request = {
+      toolCallId: "w1",
+      sessionId: sid,
+    } as unknown as import("../bindings").ApprovalRequest;
+    let view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "toolStart", sessionId: sid, call: task },
+      sub({ type: "turnStarted", sessionId: sid }),
+      sub({ type: "toolStart", sessionId: sid, call: inner }),
+      sub({ type: "approvalRequired", sessionId: sid, request }),
+    ]);
+    expect(view.subAgents.t1.agentId).toBe("worker");
+    expect(view.subAgents.t1.view.running).toBe(true);
+    expect(view.subAgents.t1.view.messages.at(-1)!.toolCalls.map((c) => c.id)).toEqual(["w1"]);
+    expect(Object.keys(view.approvals)).toEqual(["w1"]);
+    // The root's own conversation has only its card.
+    expect(view.messages.at(-1)!.toolCalls.map((c) => c.id)).toEqual(["t1"]);
+    view = [
+      sub({ type: "toolDone", sessionId: sid, toolCallId: "w1", result: "3 files" }),
+      sub({ type: "assistantMessage", sessionId: sid, messageId: 9, text: "There are 3." }),
+      sub({ type: "turnEnded", sessionId: sid, outcome: { kind: "completed" } }),
+    ].reduce(applyEvent, view);
+    expect(view.approvals).toEqual({});
+    expect(view.subAgents.t1.view.running).toBe(false);
+    expect(view.subAgents.t1.view.messages.map((m) => m.content)).toEqual(["", "There are 3."]);
+    expect(view.running).toBe(true);
+  });
 });

@@ -18,12 +18,22 @@ export interface ChatView {
   running: boolean;
   outcome: TurnOutcome | null;
   usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
-  /** Calls waiting for the person, by tool_call_id. */
+  /** Calls waiting for the person, by tool_call_id (sub-agents' too). */
   approvals: Record<string, ApprovalRequest>;
+  /** Sub-agents started by a call (`execute_task` sync), by that call's id,
+   *  at every depth: a card shows the one its call started. */
+  subAgents: Record<string, SubAgentView>;
+}
+
+/** A sub-agent's own conversation, nested under the card of its call. */
+export interface SubAgentView {
+  agentId: string;
+  depth: number;
+  view: ChatView;
 }
 
 export function emptyView(): ChatView {
-  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {} };
+  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {}, subAgents: {} };
 }
 
 /** The view of a stored history: tool results are shown on their cards, and
@@ -77,8 +87,19 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
     streaming: prev.streaming ? { ...prev.streaming } : null,
     approvals: { ...prev.approvals },
+    subAgents: { ...prev.subAgents },
   };
   switch (event.type) {
+    case "subAgent": {
+      const known = view.subAgents[event.parentCallId];
+      const sub: SubAgentView = known ?? { agentId: event.agentId, depth: event.depth, view: emptyView() };
+      const inner = event.event;
+      view.subAgents[event.parentCallId] = { ...sub, view: applyEvent(sub.view, inner) };
+      // Its approvals are answered from the same chat.
+      if (inner.type === "approvalRequired") view.approvals[inner.request.toolCallId] = inner.request;
+      if ("toolCallId" in inner) delete view.approvals[inner.toolCallId];
+      break;
+    }
     case "turnStarted":
       view.running = true;
       view.outcome = null;

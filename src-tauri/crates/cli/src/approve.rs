@@ -149,10 +149,7 @@ impl ApprovingSink {
 
 impl EventSink for ApprovingSink {
     fn emit(&self, event: SessionEvent) {
-        let request = match &event {
-            SessionEvent::ApprovalRequired { request, .. } => Some(request.clone()),
-            _ => None,
-        };
+        let request = approval_of(&event);
         self.print.emit(event);
         let Some(request) = request else { return };
         self.print.end_line();
@@ -169,6 +166,15 @@ impl EventSink for ApprovingSink {
         if let Err(e) = spawned {
             eprintln!("skald: cannot ask for approval: {e}");
         }
+    }
+}
+
+/// The approval an event asks for, a sub-agent's too.
+fn approval_of(event: &SessionEvent) -> Option<ApprovalRequest> {
+    match event {
+        SessionEvent::ApprovalRequired { request, .. } => Some(request.clone()),
+        SessionEvent::SubAgent { event, .. } => approval_of(event),
+        _ => None,
     }
 }
 

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use skald_protocol::TurnOutcome;
 use skald_session::{
-    ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError, SessionParams,
-    TurnOptions,
+    AgentDirs, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError,
+    SessionParams, TurnOptions,
 };
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
@@ -22,16 +22,22 @@ use skald_tools::{BuiltinDeps, builtin_registry};
 use crate::approve::{ApproveMode, ApprovingSink};
 use crate::{EXIT_RESTART, fail, print_out};
 
-/// Where agent definitions are looked for, first match wins:
-/// `$SKALD_AGENTS_DIR`, `agents/` next to the binary or in its
-/// `../share/skald/` / `../lib/skald/`, the source tree's `agents/` (dev
-/// builds), then `<data dir>/agents`.
+/// The person's own agents directory: `$SKALD_AGENTS_DIR`, else
+/// `<data dir>/agents`. Its agents add to the bundled ones or replace those
+/// of the same id.
 pub const AGENTS_DIR_ENV: &str = "SKALD_AGENTS_DIR";
 
-pub fn agents_dir(data_dir: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os(AGENTS_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
+pub fn user_agents_dir(data_dir: &Path) -> PathBuf {
+    match std::env::var_os(AGENTS_DIR_ENV).filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => data_dir.join("agents"),
     }
+}
+
+/// The bundled agents: `agents/` next to the binary or in its
+/// `../share/skald/` / `../lib/skald/`, else the source tree's (dev builds).
+/// The built-in agents are compiled in as well, so none may be found.
+pub fn bundled_agents_dir() -> Option<PathBuf> {
     let mut candidates = Vec::new();
     if let Some(exe_dir) = std::env::current_exe()
         .ok()
@@ -45,7 +51,16 @@ pub fn agents_dir(data_dir: &Path) -> PathBuf {
     candidates
         .into_iter()
         .find(|d| d.join(skald_session::DEFAULT_AGENT).is_dir())
-        .unwrap_or_else(|| data_dir.join("agents"))
+}
+
+/// Every agents directory, in order of precedence (later wins).
+pub fn agent_dirs(data_dir: &Path) -> AgentDirs {
+    let mut dirs: Vec<PathBuf> = bundled_agents_dir().into_iter().collect();
+    let user = user_agents_dir(data_dir);
+    if !dirs.contains(&user) {
+        dirs.push(user);
+    }
+    AgentDirs(dirs)
 }
 
 pub struct Host {
@@ -65,9 +80,13 @@ impl Host {
         let registry = Arc::new(builtin_registry(&deps));
         let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
         let approvals = ApprovalManager::new(store.clone(), registry.clone());
-        let handler =
-            ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir))
-                .with_gate(Arc::new(approvals.clone()));
+        let mut dirs = agent_dirs(data_dir).0.into_iter();
+        let first = dirs.next().unwrap_or_else(|| user_agents_dir(data_dir));
+        let mut handler = ChatSessionHandler::new(store.clone(), registry, resolver, first)
+            .with_gate(Arc::new(approvals.clone()));
+        for dir in dirs {
+            handler = handler.with_agents_dir(dir);
+        }
         Ok(Self {
             handler,
             approvals,

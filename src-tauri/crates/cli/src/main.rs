@@ -9,6 +9,7 @@
 //! was rejected (a deny rule, or the person / `--approve no`), 75 a restart
 //! was requested, 130 stopped.
 
+mod agents;
 mod approve;
 mod catalog_md;
 mod chat;
@@ -99,6 +100,14 @@ enum Command {
         /// Why, told to the model.
         #[arg(long, value_name = "TEXT")]
         note: Option<String>,
+    },
+    /// List the agents (bundled, built in, and yours from
+    /// `$SKALD_AGENTS_DIR` or `<data dir>/agents`); broken ones are named on
+    /// stderr with why, and the exit code is 1.
+    Agents {
+        /// Machine-readable: `{agents: [...], problems: [...]}`.
+        #[arg(long)]
+        json: bool,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -278,6 +287,10 @@ async fn run(cli: Cli) -> ExitCode {
                 };
                 chat::chat(&dir, args).await
             }
+            Err(code) => code,
+        },
+        Command::Agents { json } => match data_dir(cli.data_dir) {
+            Ok(dir) => agents::agents(&dir, json),
             Err(code) => code,
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {

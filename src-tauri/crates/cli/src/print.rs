@@ -4,13 +4,16 @@
 //! when it fails, is rejected or cancelled. The model's reasoning streams to
 //! stderr too, indented (and dimmed on a terminal), and the turn ends with one
 //! line of what it used: `usage: 342 in (320 cached) · 58 out (41 reasoning) · $0.0019`.
+//! A sub-agent's activity is indented two spaces per level under the call
+//! that started it: its start and end (`↳ agent …`), its calls, and its
+//! answers (its text never goes to stdout, which is the root agent's answer).
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use skald_protocol::SessionEvent;
+use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::EventSink;
 
 #[derive(Default)]
@@ -159,6 +162,38 @@ impl PrintSink {
         self.end_line();
         eprintln!("{line}");
     }
+
+    /// An event of a sub-agent at `depth`.
+    fn nested(&self, agent: &str, depth: u32, event: SessionEvent) {
+        let pad = "  ".repeat(depth as usize);
+        match event {
+            SessionEvent::TurnStarted { .. } => self.tool_line(&format!("{pad}↳ {agent} started")),
+            SessionEvent::TurnEnded { outcome, .. } => {
+                let how = match outcome {
+                    TurnOutcome::Completed => "finished".to_string(),
+                    TurnOutcome::Cancelled => "stopped".to_string(),
+                    TurnOutcome::RoundLimit { rounds } => format!("hit the round limit ({rounds})"),
+                    TurnOutcome::Failed { message } => format!("failed: {}", first_line(&message)),
+                };
+                self.tool_line(&format!("{pad}↳ {agent} {how}"));
+            }
+            SessionEvent::AssistantMessage { text, .. } if !text.trim().is_empty() => {
+                for line in text.trim_end().lines() {
+                    self.tool_line(&format!("{pad}│ {line}"));
+                }
+            }
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
+            SessionEvent::TokenDelta { .. }
+            | SessionEvent::ReasoningDelta { .. }
+            | SessionEvent::AssistantMessage { .. } => {}
+            other => self.line_event(other, &pad),
+        }
+    }
 }
 
 fn first_line(s: &str) -> &str {
@@ -167,6 +202,21 @@ fn first_line(s: &str) -> &str {
 
 impl EventSink for PrintSink {
     fn emit(&self, event: SessionEvent) {
+        match event {
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
+            other => self.line_event(other, ""),
+        }
+    }
+}
+
+impl PrintSink {
+    /// Prints one event; `pad` indents the tool lines of a sub-agent.
+    fn line_event(&self, event: SessionEvent, pad: &str) {
         match event {
             SessionEvent::TokenDelta { text, .. } => {
                 if text.is_empty() {
@@ -179,7 +229,7 @@ impl EventSink for PrintSink {
                 self.mid_line.store(!text.ends_with('\n'), Ordering::SeqCst);
             }
             SessionEvent::ToolStart { call, .. } => {
-                self.tool_line(&format!("▶ {}", call.label_short));
+                self.tool_line(&format!("{pad}▶ {}", call.label_short));
                 self.labels
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -203,8 +253,8 @@ impl EventSink for PrintSink {
                     .remove(&tool_call_id);
                 let label = self.label(&tool_call_id);
                 match reason {
-                    Some(reason) => self.tool_line(&format!("✓ {label} ({reason})")),
-                    None => self.tool_line(&format!("✓ {label}")),
+                    Some(reason) => self.tool_line(&format!("{pad}✓ {label} ({reason})")),
+                    None => self.tool_line(&format!("{pad}✓ {label}")),
                 }
             }
             SessionEvent::ToolError {
@@ -213,10 +263,10 @@ impl EventSink for PrintSink {
                 ..
             } => {
                 let label = self.label(&tool_call_id);
-                self.tool_line(&format!("✗ {label}: {}", first_line(&error)));
+                self.tool_line(&format!("{pad}✗ {label}: {}", first_line(&error)));
             }
             SessionEvent::ToolCancelled { tool_call_id, .. } => {
-                self.tool_line(&format!("✗ {}: cancelled", self.label(&tool_call_id)));
+                self.tool_line(&format!("{pad}✗ {}: cancelled", self.label(&tool_call_id)));
             }
             SessionEvent::ToolRejected {
                 tool_call_id,
@@ -224,11 +274,14 @@ impl EventSink for PrintSink {
                 ..
             } => {
                 let label = self.label(&tool_call_id);
-                self.tool_line(&format!("✗ {label}: rejected: {}", first_line(&reason)));
+                self.tool_line(&format!(
+                    "{pad}✗ {label}: rejected: {}",
+                    first_line(&reason)
+                ));
             }
             SessionEvent::ApprovalRequired { request, .. } => {
                 self.tool_line(&format!(
-                    "? {}: waiting for approval ({}); id {}",
+                    "{pad}? {}: waiting for approval ({}); id {}",
                     request.label_short, request.reason, request.tool_call_id
                 ));
             }
@@ -260,6 +313,12 @@ impl EventSink for PrintSink {
                 self.end_line();
                 self.usage_summary();
             }
+            SessionEvent::SubAgent {
+                agent_id,
+                depth,
+                event,
+                ..
+            } => self.nested(&agent_id, depth, *event),
             SessionEvent::TurnStarted { .. } | SessionEvent::OpenFile { .. } => {}
         }
     }

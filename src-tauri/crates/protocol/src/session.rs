@@ -197,4 +197,19 @@ pub enum SessionEvent {
         session_id: String,
         outcome: TurnOutcome,
     },
+    /// An event of a sub-agent (a sync `execute_task`), to be nested under
+    /// the card of the call that started it (`parent_call_id`). Its own
+    /// `TurnStarted` / `TurnEnded` mark the sub-agent starting and ending;
+    /// a sub-agent's sub-agent is nested under a call of that sub-agent.
+    SubAgent {
+        session_id: String,
+        /// The sub-agent's frame (`session_stack.id`).
+        #[ts(type = "number")]
+        frame_id: i64,
+        agent_id: String,
+        /// 1 for a sub-agent of the root agent.
+        depth: u32,
+        parent_call_id: String,
+        event: Box<SessionEvent>,
+    },
 }

@@ -101,6 +101,7 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::ApprovalRequired { session_id, .. }
         | SessionEvent::OpenFile { session_id, .. }
         | SessionEvent::Usage { session_id, .. }
-        | SessionEvent::TurnEnded { session_id, .. } => session_id,
+        | SessionEvent::TurnEnded { session_id, .. }
+        | SessionEvent::SubAgent { session_id, .. } => session_id,
     }
 }

@@ -7,8 +7,9 @@
 //!
 //! The live loop and crash resume share [`execute`] and [`record`].
 
+use futures_util::StreamExt;
 use serde_json::Value;
-use skald_core_api::{CancellationToken, ExecutionOutcome, drive_execution};
+use skald_core_api::{BoxFuture, CancellationToken, ExecutionOutcome, drive_execution};
 use skald_llm::ToolCall;
 use skald_protocol::SessionEvent;
 use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
@@ -68,6 +69,64 @@ pub(crate) async fn run_call(
     call: &ToolCall,
     cancel: CancellationToken,
 ) -> Result<(), SessionError> {
+    let started = start_call(t, message_id, call).await?;
+    let outcome = settle(t, &started, cancel).await?;
+    record(t, &started.id, outcome).await
+}
+
+/// Calls that may run side by side (sync sub-agents): every row and card
+/// first, in order; then at most `max_parallel_tasks` at once; then every
+/// result recorded in call order, whichever finished first.
+pub(crate) async fn run_calls_together(
+    t: &Turn<'_>,
+    message_id: i64,
+    calls: &[ToolCall],
+    cancel: CancellationToken,
+) -> Result<(), SessionError> {
+    let mut started = Vec::with_capacity(calls.len());
+    for call in calls {
+        started.push(start_call(t, message_id, call).await?);
+    }
+    let at_once = t.inner.config.max_parallel_tasks.max(1);
+    // Boxed one by one: a closure over `started` in the stream would make
+    // the turn's future lose `Send` for higher-ranked lifetimes.
+    let mut settles: Vec<BoxFuture<'_, Result<Outcome, SessionError>>> = Vec::new();
+    for s in &started {
+        settles.push(Box::pin(settle(t, s, cancel.clone())));
+    }
+    let outcomes: Vec<Result<Outcome, SessionError>> = futures_util::stream::iter(settles)
+        .buffered(at_once)
+        .collect()
+        .await;
+    let mut first_error = None;
+    for (s, outcome) in started.iter().zip(outcomes) {
+        match outcome {
+            Ok(o) => record(t, &s.id, o).await?,
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A call whose row and card exist, about to be settled.
+pub(crate) struct Started {
+    id: String,
+    name: String,
+    known: bool,
+    args: Args,
+}
+
+/// Inserts the call's row (effective arguments) and emits its card.
+async fn start_call(
+    t: &Turn<'_>,
+    message_id: i64,
+    call: &ToolCall,
+) -> Result<Started, SessionError> {
     let tools = &t.tools;
     let known = tools.contains(&call.name);
     let (args, arguments_text) = match parse_args(&call.arguments) {
@@ -84,12 +143,25 @@ pub(crate) async fn run_call(
         Args::Malformed(_) => Value::String(call.arguments.clone()),
     };
     emit_start(t, &id, &call.name, shown);
-    let outcome = match args {
-        _ if !known => Outcome::Failed(notes::unknown_tool(&call.name, &available(t))),
-        Args::Malformed(e) => Outcome::Failed(notes::malformed_arguments(&call.name, &e)),
-        Args::Ok(v) => execute(t, &id, &call.name, v, cancel).await?,
-    };
-    record(t, &id, outcome).await
+    Ok(Started {
+        id,
+        name: call.name.clone(),
+        known,
+        args,
+    })
+}
+
+/// How a started call ends (nothing recorded yet).
+async fn settle(
+    t: &Turn<'_>,
+    s: &Started,
+    cancel: CancellationToken,
+) -> Result<Outcome, SessionError> {
+    Ok(match &s.args {
+        _ if !s.known => Outcome::Failed(notes::unknown_tool(&s.name, &available(t))),
+        Args::Malformed(e) => Outcome::Failed(notes::malformed_arguments(&s.name, e)),
+        Args::Ok(v) => execute(t, &s.id, &s.name, v.clone(), cancel).await?,
+    })
 }
 
 /// A later call of a response the user stopped: recorded as cancelled
@@ -192,7 +264,7 @@ pub(crate) async fn execute(
     let repo = t.inner.store.tool_calls();
     let gate_call = GateCall {
         session_id: t.session_id().to_string(),
-        agent_id: t.session.agent_id.clone(),
+        agent_id: t.agent_id.to_string(),
         tool_call_id: id.to_string(),
         name: name.to_string(),
         category: tools.category_of(name),
@@ -236,6 +308,11 @@ pub(crate) async fn execute(
                 return Ok(outcome);
             }
         }
+    }
+    // A sync sub-agent runs in a child frame of this turn (its events, its
+    // Stop, its crash resume belong to the session), not as a bare execution.
+    if crate::subagent::is_sync_task(name, &gate_call.arguments) {
+        return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
     }
     Ok(run_tool(t, name, gate_call.arguments, cancel).await)
 }

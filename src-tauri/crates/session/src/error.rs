@@ -76,6 +76,17 @@ pub enum SessionError {
         chain: String,
     },
 
+    /// `agents/<id>/meta.json` is malformed: the agent is skipped.
+    #[error("agent `{agent}` is unusable: {}: {reason}", .path.display())]
+    AgentInvalid {
+        /// The agent id.
+        agent: String,
+        /// The broken file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// No LLM provider could be found for the turn.
     #[error("no LLM provider: {0}")]
     NoProvider(String),
@@ -111,7 +122,8 @@ impl SessionError {
             | SessionError::InvalidInput(_)
             | SessionError::WorkingDir { .. }
             | SessionError::MissingInclude { .. }
-            | SessionError::IncludeCycle { .. } => ErrorCode::InvalidInput,
+            | SessionError::IncludeCycle { .. }
+            | SessionError::AgentInvalid { .. } => ErrorCode::InvalidInput,
             SessionError::Store(_) => ErrorCode::Storage,
             SessionError::AgentRead { .. } | SessionError::Llm(_) => ErrorCode::Internal,
         }

@@ -17,7 +17,8 @@ use skald_store::{
 };
 use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
-use crate::agent::{DEFAULT_AGENT, load_system_prompt};
+use crate::agent::DEFAULT_AGENT;
+use crate::agents::{AgentCatalog, AgentDirs};
 use crate::bus::{Attached, SessionBus};
 use crate::error::SessionError;
 use crate::events::EventSink;
@@ -39,6 +40,10 @@ pub struct HandlerConfig {
     pub max_rounds: u32,
     /// The agent of sessions created without one.
     pub default_agent: String,
+    /// Most sync sub-agents of one assistant message running at once.
+    pub max_parallel_tasks: usize,
+    /// How deep sub-agents may nest (the root agent is 0).
+    pub max_task_depth: u32,
 }
 
 impl Default for HandlerConfig {
@@ -46,6 +51,8 @@ impl Default for HandlerConfig {
         Self {
             max_rounds: 20,
             default_agent: DEFAULT_AGENT.to_string(),
+            max_parallel_tasks: 4,
+            max_task_depth: 5,
         }
     }
 }
@@ -83,7 +90,8 @@ pub(crate) struct Inner {
     pub discovery: ToolDiscovery,
     pub providers: Arc<dyn ProviderResolver>,
     pub gate: Arc<dyn ApprovalGate>,
-    pub agents_dir: PathBuf,
+    /// Where agents are read from (later directories override earlier).
+    pub agents: AgentDirs,
     pub config: HandlerConfig,
     /// Factories of the session's InterfaceTools, built per frame.
     pub interface: Vec<Arc<dyn InterfaceTools>>,
@@ -99,7 +107,7 @@ struct Parts {
     store: Store,
     registry: Arc<ToolRegistry>,
     providers: Arc<dyn ProviderResolver>,
-    agents_dir: PathBuf,
+    agents: AgentDirs,
     gate: Arc<dyn ApprovalGate>,
     config: HandlerConfig,
     interface: Vec<Arc<dyn InterfaceTools>>,
@@ -107,13 +115,16 @@ struct Parts {
 }
 
 impl Inner {
-    /// The tools of a frame's round: the registry, the other sources, then
-    /// the InterfaceTools built for the frame.
+    /// The tools of a frame's round: the registry, the other sources, the
+    /// session's own (`execute_task`, `list_items`), then the InterfaceTools built for the
+    /// frame. Which of them a sub-agent is offered is the audience's call
+    /// (no `root_agent_only`, plus `sub_agents_only`), each once by name.
     pub(crate) fn toolset(
         &self,
         session: &SessionRow,
         frame_id: i64,
         depth: u32,
+        agent_id: &str,
         workdir: &std::path::Path,
     ) -> ToolSet {
         let mut set = ToolSet::new();
@@ -121,11 +132,19 @@ impl Inner {
         for s in &self.sources {
             set.add_source(s.as_ref());
         }
+        set.add(
+            crate::subagent::tool_for(agent_id, depth, self.config.max_task_depth, &self.agents),
+            skald_tools::source::SYNTHETIC,
+        );
+        set.add(
+            Arc::new(crate::list_items::ListItems::new(self.agents.clone())),
+            skald_tools::source::SYNTHETIC,
+        );
         if !self.interface.is_empty() {
             let frame = FrameContext {
                 session_id: session.id.clone(),
                 frame_id,
-                agent_id: session.agent_id.clone(),
+                agent_id: agent_id.to_string(),
                 depth,
                 working_dir: workdir.to_path_buf(),
                 run_context: session.run_context.clone(),
@@ -191,7 +210,7 @@ impl ChatSessionHandler {
             store,
             registry,
             providers,
-            agents_dir.into(),
+            AgentDirs(vec![agents_dir.into()]),
             Arc::new(AllowAll),
             HandlerConfig::default(),
         )
@@ -200,6 +219,23 @@ impl ChatSessionHandler {
     /// Replaces the approval gate. Call before sharing the handler.
     pub fn with_gate(self, gate: Arc<dyn ApprovalGate>) -> Self {
         self.rebuilt(|i| i.gate = gate)
+    }
+
+    /// Adds a directory of agents that add to or override those found so
+    /// far (`<data dir>/agents`, `SKALD_AGENTS_DIR`). Call before sharing
+    /// the handler.
+    pub fn with_agents_dir(self, dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        self.rebuilt(|i| {
+            if !i.agents.0.contains(&dir) {
+                i.agents.0.push(dir);
+            }
+        })
+    }
+
+    /// The agents as they are on disk now, and the ones that are broken.
+    pub fn agents(&self) -> AgentCatalog {
+        self.inner.agents.catalog()
     }
 
     /// Replaces the config. Call before sharing the handler.
@@ -226,7 +262,7 @@ impl ChatSessionHandler {
             store: i.store.clone(),
             registry: i.registry.clone(),
             providers: i.providers.clone(),
-            agents_dir: i.agents_dir.clone(),
+            agents: i.agents.clone(),
             gate: i.gate.clone(),
             config: i.config.clone(),
             interface: i.interface.clone(),
@@ -240,7 +276,7 @@ impl ChatSessionHandler {
         store: Store,
         registry: Arc<ToolRegistry>,
         providers: Arc<dyn ProviderResolver>,
-        agents_dir: PathBuf,
+        agents: AgentDirs,
         gate: Arc<dyn ApprovalGate>,
         config: HandlerConfig,
     ) -> Self {
@@ -248,7 +284,7 @@ impl ChatSessionHandler {
             store,
             registry,
             providers,
-            agents_dir,
+            agents,
             gate,
             config,
             interface: Vec::new(),
@@ -261,7 +297,7 @@ impl ChatSessionHandler {
             store,
             registry,
             providers,
-            agents_dir,
+            agents,
             gate,
             config,
             interface,
@@ -278,7 +314,7 @@ impl ChatSessionHandler {
                 discovery,
                 providers,
                 gate,
-                agents_dir,
+                agents,
                 config,
                 active: Mutex::new(HashMap::new()),
             }),
@@ -458,10 +494,17 @@ impl ChatSessionHandler {
             inner: &self.inner,
             session: &session,
             frame_id: frame.id,
+            agent_id: &session.agent_id,
+            depth: 0,
+            scope: None,
             workdir: &workdir,
-            tools: self
-                .inner
-                .toolset(&session, frame.id, frame_depth(&frame), &workdir),
+            tools: self.inner.toolset(
+                &session,
+                frame.id,
+                frame_depth(&frame),
+                &session.agent_id,
+                &workdir,
+            ),
             system: "",
             model: None,
             sink: &sink,
@@ -635,7 +678,10 @@ impl ChatSessionHandler {
         let session = self.session_row(session_id).await?;
         let workdir = session_workdir(&session)?;
         let system = with_extra_prompt(
-            load_system_prompt(&self.inner.agents_dir, &session.agent_id)?,
+            self.inner
+                .agents
+                .catalog()
+                .system_prompt(&session.agent_id, &workdir)?,
             &session,
         );
         let model = self.inner.providers.resolve(model).await?;
@@ -654,10 +700,17 @@ impl ChatSessionHandler {
             inner: &self.inner,
             session: &p.session,
             frame_id: p.frame.id,
+            agent_id: &p.session.agent_id,
+            depth: 0,
+            scope: None,
             workdir: &p.workdir,
-            tools: self
-                .inner
-                .toolset(&p.session, p.frame.id, frame_depth(&p.frame), &p.workdir),
+            tools: self.inner.toolset(
+                &p.session,
+                p.frame.id,
+                frame_depth(&p.frame),
+                &p.session.agent_id,
+                &p.workdir,
+            ),
             system: &p.system,
             model: Some(&p.model),
             sink,
@@ -667,7 +720,7 @@ impl ChatSessionHandler {
 
 /// The agent's prompt with the session's RunContext `extraSystemPrompt`
 /// appended (the person's standing instructions for this session).
-fn with_extra_prompt(system: String, session: &SessionRow) -> String {
+pub(crate) fn with_extra_prompt(system: String, session: &SessionRow) -> String {
     let extra = session
         .run_context
         .clone()

@@ -24,7 +24,7 @@ use crate::gate::Verdict;
 use crate::handler::ChatSessionHandler;
 use crate::resume::resume_session;
 use crate::sessions::{root_frame, session_workdir};
-use crate::turn::{Turn, run_rounds};
+use crate::turn::{Scope, Turn, run_rounds};
 use skald_tools::fs::with_display_base;
 
 impl ChatSessionHandler {
@@ -122,11 +122,15 @@ impl ChatSessionHandler {
                     inner: &self.inner,
                     session: &session,
                     frame_id: frame.id,
+                    agent_id: &session.agent_id,
+                    depth: 0,
+                    scope: None,
                     workdir: &workdir,
                     tools: self.inner.toolset(
                         &session,
                         frame.id,
                         crate::handler::frame_depth(&frame),
+                        &session.agent_id,
                         &workdir,
                     ),
                     system: "",
@@ -144,16 +148,47 @@ impl ChatSessionHandler {
                 session_id: row.session_id.clone(),
             });
         }
+        // A sub-agent's call is settled in its own frame; the root turn then
+        // continues that sub-agent through the call that started it.
+        let own_frame = match row.message_id {
+            Some(m) => store.history().get(m).await?.and_then(|msg| msg.stack_id),
+            None => None,
+        };
+        let child = match own_frame {
+            Some(f) if f != turn.frame_id => store.stack().get(f).await?,
+            _ => None,
+        };
+        let child_turn = child.as_ref().map(|f| {
+            let depth = crate::handler::frame_depth(f);
+            Turn {
+                inner: &self.inner,
+                session: turn.session,
+                frame_id: f.id,
+                agent_id: &f.agent_id,
+                depth,
+                scope: Some(Scope {
+                    parent_call_id: f.parent_call_id.clone().unwrap_or_default(),
+                }),
+                workdir: turn.workdir,
+                tools: self
+                    .inner
+                    .toolset(turn.session, f.id, depth, &f.agent_id, turn.workdir),
+                system: "",
+                model: None,
+                sink,
+            }
+        });
+        let settle_in = child_turn.as_ref().unwrap_or(&turn);
         let result = async {
             let args = arguments_value(&row.arguments);
-            let outcome = match apply_verdict(&turn, id, verdict).await? {
+            let outcome = match apply_verdict(settle_in, id, verdict).await? {
                 Some(outcome) => outcome,
                 None => {
-                    emit_start(&turn, id, &row.name, args.clone());
-                    run_tool(&turn, &row.name, args, cancel.clone()).await
+                    emit_start(settle_in, id, &row.name, args.clone());
+                    run_tool(settle_in, &row.name, args, cancel.clone()).await
                 }
             };
-            record(&turn, id, outcome).await?;
+            record(settle_in, id, outcome).await?;
             let still_waiting = store
                 .tool_calls()
                 .list_for_session(&row.session_id)

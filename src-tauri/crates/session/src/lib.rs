@@ -9,6 +9,7 @@
 //! `ToolExecution` near the DB: the driver mirrors state itself.
 
 mod agent;
+mod agents;
 mod approval;
 mod assemble;
 mod bus;
@@ -22,15 +23,20 @@ mod ids;
 mod inbox;
 mod interface;
 mod known_tools;
+mod list_items;
 pub mod notes;
 mod provider;
 mod resume;
 mod sessions;
+mod subagent;
 #[cfg(feature = "test-support")]
 pub mod testing;
 mod turn;
 
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
+pub use agents::{
+    AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
+};
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use bus::{Attached, SessionBus, session_of};
 pub use env_models::{

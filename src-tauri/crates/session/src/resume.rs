@@ -29,6 +29,7 @@ use crate::assemble::{arguments_value, tool_calls_of};
 use crate::calls::{Outcome, append_result, emit_start, execute, record, skip};
 use crate::error::SessionError;
 use crate::notes;
+use crate::subagent::{is_sync_task, run_sync};
 use crate::turn::Turn;
 
 /// What resuming a session did.
@@ -42,6 +43,10 @@ pub struct ResumeReport {
     pub not_started: Vec<String>,
     /// Finished calls whose missing `tool` message was appended.
     pub repaired: Vec<String>,
+    /// Sync sub-agent calls whose frame was continued (or started).
+    pub sub_agents: Vec<String>,
+    /// Sync sub-agent calls left for a turn with a model to continue.
+    pub deferred: Vec<String>,
     /// The conversation ends with a user message or tool results: the turn
     /// that was cut short has not been answered.
     pub needs_answer: bool,
@@ -54,6 +59,8 @@ impl ResumeReport {
             && self.interrupted.is_empty()
             && self.not_started.is_empty()
             && self.repaired.is_empty()
+            && self.sub_agents.is_empty()
+            && self.deferred.is_empty()
     }
 }
 
@@ -63,14 +70,29 @@ pub(crate) async fn resume_session(
 ) -> Result<ResumeReport, SessionError> {
     let store = &t.inner.store;
     let sid = t.session_id();
+    // Only this frame's conversation: a sub-agent's frame is resumed by the
+    // call that started it. The root frame also owns messages stored
+    // without a frame.
+    let root = t.scope.is_none();
+    let history: Vec<_> = store
+        .history()
+        .list_for_session(sid)
+        .await?
+        .into_iter()
+        .filter(|m| m.stack_id == Some(t.frame_id) || (root && m.stack_id.is_none()))
+        .collect();
+    let own: HashSet<i64> = history.iter().map(|m| m.id).collect();
     let mut rows: HashMap<String, ToolCallRow> = store
         .tool_calls()
         .list_for_session(sid)
         .await?
         .into_iter()
+        .filter(|r| match r.message_id {
+            Some(m) => own.contains(&m),
+            None => root,
+        })
         .map(|r| (r.id.clone(), r))
         .collect();
-    let history = store.history().list_for_session(sid).await?;
     let answered: HashMap<&str, &str> = history
         .iter()
         .filter(|m| m.role == Role::Tool)
@@ -101,6 +123,26 @@ pub(crate) async fn resume_session(
             }
             // Waiting for a person (the Inbox): left as it is.
             if row.as_ref().is_some_and(awaits_approval) {
+                continue;
+            }
+            // A sync sub-agent: its frame continues from its own history
+            // (or starts, if the crash came before it did) — but only in a
+            // turn with a model; otherwise it waits for one.
+            if let Some(row) = row.as_ref().filter(|r| !r.status.is_terminal())
+                && is_sync_task(&row.name, &arguments_value(&row.arguments))
+            {
+                // No model to run it with, or its sub-agent waits for a
+                // person (the Inbox continues it): it waits too.
+                if t.model.is_none() || sub_agent_awaits_approval(t, &row.id).await? {
+                    report.deferred.push(row.id.clone());
+                    continue;
+                }
+                appended = true;
+                emit_start(t, &row.id, &row.name, arguments_value(&row.arguments));
+                report.sub_agents.push(row.id.clone());
+                let outcome =
+                    run_sync(t, &row.id, arguments_value(&row.arguments), cancel.clone()).await?;
+                record(t, &row.id, outcome).await?;
                 continue;
             }
             appended = true;
@@ -147,6 +189,43 @@ pub(crate) async fn resume_session(
         tracing::info!(session = %sid, ?report, "resumed pending tool calls");
     }
     Ok(report)
+}
+
+/// Whether the sub-agent that call `call_id` started (at any depth below)
+/// has a call waiting for a person.
+async fn sub_agent_awaits_approval(t: &Turn<'_>, call_id: &str) -> Result<bool, SessionError> {
+    let store = &t.inner.store;
+    let Some(frame) = store.stack().for_call(call_id).await? else {
+        return Ok(false);
+    };
+    let frames = store.stack().list_for_session(t.session_id()).await?;
+    // The frame and every frame below it.
+    let mut below = vec![frame.id];
+    let mut i = 0;
+    while i < below.len() {
+        let parent = below[i];
+        below.extend(
+            frames
+                .iter()
+                .filter(|f| f.parent_id == Some(parent))
+                .map(|f| f.id),
+        );
+        i += 1;
+    }
+    let messages: HashSet<i64> = store
+        .history()
+        .list_for_session(t.session_id())
+        .await?
+        .into_iter()
+        .filter(|m| m.stack_id.is_some_and(|s| below.contains(&s)))
+        .map(|m| m.id)
+        .collect();
+    Ok(store
+        .tool_calls()
+        .list_for_session(t.session_id())
+        .await?
+        .iter()
+        .any(|r| awaits_approval(r) && r.message_id.is_some_and(|m| messages.contains(&m))))
 }
 
 /// An unfinished row: re-run from intent, or interrupted.

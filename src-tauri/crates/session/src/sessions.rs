@@ -136,7 +136,16 @@ impl ChatSessionHandler {
     pub async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, SessionError> {
         let session = self.session_row(session_id).await?;
         let store = &self.inner.store;
-        let rows = store.history().list_for_session(session_id).await?;
+        // The root agent's conversation; sub-agents' messages belong under
+        // the cards of the calls that started them.
+        let root = root_frame(store, &session).await?;
+        let rows: Vec<_> = store
+            .history()
+            .list_for_session(session_id)
+            .await?
+            .into_iter()
+            .filter(|m| m.stack_id.is_none_or(|s| s == root.id))
+            .collect();
         let calls = store.tool_calls().list_for_session(session_id).await?;
         let base = session_workdir(&session).ok();
         // The session's tools label its cards (an InterfaceTool's own
@@ -145,6 +154,7 @@ impl ChatSessionHandler {
             &session,
             0,
             0,
+            &session.agent_id,
             base.as_deref().unwrap_or_else(|| std::path::Path::new("/")),
         );
         Ok(with_display_base(base.as_deref(), || {

@@ -23,18 +23,32 @@ use skald_tools::{Audience, ToolSet};
 
 use crate::approval::awaits_approval;
 use crate::assemble::{extras_of, to_messages_awaiting, tool_calls_json};
-use crate::calls::{run_call, skip_cancelled};
+use crate::calls::{run_call, run_calls_together, skip_cancelled};
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
 use crate::provider::ResolvedModel;
+use crate::subagent::is_sync_task_call;
+
+/// Where a sub-agent's turn sits: its events are wrapped in
+/// [`SessionEvent::SubAgent`] so observers nest them under `parent_call_id`.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    pub parent_call_id: String,
+}
 
 /// One turn's context, borrowed for its duration.
 pub(crate) struct Turn<'a> {
     pub inner: &'a Inner,
     pub session: &'a SessionRow,
     pub frame_id: i64,
+    /// The frame's agent (the session's for the root frame).
+    pub agent_id: &'a str,
+    /// 0 for the root agent.
+    pub depth: u32,
+    /// `Some` for a sub-agent's turn.
+    pub scope: Option<Scope>,
     pub workdir: &'a Path,
     /// The tools of this turn's frame: what is offered and what runs.
     pub tools: ToolSet,
@@ -49,8 +63,20 @@ impl Turn<'_> {
         &self.session.id
     }
 
-    /// To the starter's sink and the session-wide bus.
+    /// To the starter's sink and the session-wide bus; a sub-agent's
+    /// wrapped with its frame and the call that started it.
     pub fn emit(&self, event: SessionEvent) {
+        let event = match &self.scope {
+            None => event,
+            Some(scope) => SessionEvent::SubAgent {
+                session_id: self.session.id.clone(),
+                frame_id: self.frame_id,
+                agent_id: self.agent_id.to_string(),
+                depth: self.depth,
+                parent_call_id: scope.parent_call_id.clone(),
+                event: Box::new(event),
+            },
+        };
         self.inner.bus.publish(&event);
         self.sink.emit(event);
     }
@@ -118,12 +144,26 @@ pub(crate) async fn run_rounds(
             return Ok(TurnOutcome::Completed);
         }
         // In order; once stopped, the rest are recorded cancelled, unrun.
-        for call in &calls {
+        // Neighbouring sync sub-agent calls run side by side, their results
+        // still recorded in call order.
+        let mut i = 0;
+        while i < calls.len() {
             if cancel.is_cancelled() {
-                skip_cancelled(t, message_id, call).await?;
+                skip_cancelled(t, message_id, &calls[i]).await?;
+                i += 1;
                 continue;
             }
-            run_call(t, message_id, call, cancel.clone()).await?;
+            let group = calls[i..]
+                .iter()
+                .take_while(|c| is_sync_task_call(c))
+                .count();
+            if group > 1 {
+                run_calls_together(t, message_id, &calls[i..i + group], cancel.clone()).await?;
+                i += group;
+            } else {
+                run_call(t, message_id, &calls[i], cancel.clone()).await?;
+                i += 1;
+            }
         }
         if cancel.is_cancelled() {
             return Ok(TurnOutcome::Cancelled);
@@ -133,7 +173,7 @@ pub(crate) async fn run_rounds(
 }
 
 /// The request of this round, from the DB: system prompt, visible tools,
-/// the conversation of the root frame.
+/// the conversation of the turn's frame.
 async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
     let store = &t.inner.store;
     let rows = store.history().list_for_frame(t.frame_id).await?;
@@ -151,11 +191,7 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         .await?
         .iter()
         .any(|g| g == tn::CONFIG_GROUP);
-    let depth = store
-        .stack()
-        .get(t.frame_id)
-        .await?
-        .map_or(0, |f| crate::handler::frame_depth(&f));
+    let depth = t.depth;
     let tools: Vec<Value> = t
         .tools
         .definitions(Audience {

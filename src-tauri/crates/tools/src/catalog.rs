@@ -58,7 +58,7 @@ impl ToolCatalog {
 /// The core-owned tools injected outside the registry, listed up front so
 /// they can be given rules before their first use. Sorted by name.
 pub fn synthetic_tools() -> Vec<ToolInfo> {
-    let entries: [(&str, Option<ToolCategory>, &str); 9] = [
+    let entries: [(&str, Option<ToolCategory>, &str); 10] = [
         (
             tn::ACTIVATE_TOOLS,
             Some(ToolCategory::Config),
@@ -76,13 +76,18 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         ),
         (
             tn::EXECUTE_TASK,
-            Some(ToolCategory::Config),
-            "Launches a sub-agent or task: inline (sync), in the background (async) or on a schedule (cron).",
+            Some(ToolCategory::Subagent),
+            "Hands a self-contained task to a task agent; mode `sync` runs it inline in a child frame and returns its final answer.",
         ),
         (
             tn::IMAGE_GENERATE,
             Some(ToolCategory::Config),
             "Generates an image with a configured image provider.",
+        ),
+        (
+            tn::LIST_ITEMS,
+            Some(ToolCategory::Introspection),
+            "Lists parts of Skald's own setup as JSON; `type: \"agents\"` gives every chat and task agent with its description and how to call it.",
         ),
         (
             tn::NOTIFY,

@@ -20,5 +20,5 @@ mod toolset;
 pub use builtin::{BuiltinDeps, builtin_registry};
 pub use catalog::{McpToolSource, ToolCatalog, synthetic_tools};
 pub use discovery::{DiscoveredTool, KnownToolsSink, ToolDiscovery};
-pub use registry::ToolRegistry;
+pub use registry::{ToolRegistry, describe_sub_agent_call};
 pub use toolset::{Audience, CallLabels, ToolSet, ToolSource, source};

@@ -221,7 +221,7 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// `execute_task ⚡ → software-engineer: Refactor auth module`.
-fn describe_sub_agent_call(name: &str, args: &Value) -> String {
+pub fn describe_sub_agent_call(name: &str, args: &Value) -> String {
     let mode = match (name, str_arg(args, "mode")) {
         (n, Some("sync")) if n == tn::EXECUTE_TASK => " ⚡",
         (n, Some("async")) if n == tn::EXECUTE_TASK => " 🚀",

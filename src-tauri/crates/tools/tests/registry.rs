@@ -227,6 +227,7 @@ fn catalog_lists_registry_synthetic_and_empty_mcp() {
             tn::EXECUTE_SUBTASK,
             tn::EXECUTE_TASK,
             tn::IMAGE_GENERATE,
+            tn::LIST_ITEMS,
             tn::NOTIFY,
             tn::SHOW_FILE_TO_USER,
             tn::UPDATE_SCRATCHPAD,

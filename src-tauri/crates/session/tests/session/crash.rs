@@ -145,3 +145,150 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
     assert_eq!(mock.requests().len(), 2);
     store.close().await;
 }
+
+/// SIGKILL while a sync sub-agent's re-runnable tool runs, after the
+/// sub-agent already ran a side-effecting command: on restart its frame
+/// continues from its persisted history (the command is not run again, the
+/// re-runnable call is re-run from intent once), its answer becomes the
+/// parent's `execute_task` result, and the parent's turn is answered.
+#[tokio::test]
+async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let probe = work.join("probe.txt");
+    std::fs::write(&probe, "probe content").unwrap();
+    let task = json!({
+        "mode": "sync",
+        "title": "Probe",
+        "prompt": "Run the side effect, then read the probe.",
+        "agent_id": "software-engineer",
+    });
+    let mock = MockOpenAi::start([
+        // main delegates
+        sse_tool_call("call_task", "execute_task", &task.to_string()),
+        // the sub-agent: a side effect, then the slow probe
+        sse_tool_call(
+            "call_cmd",
+            "execute_cmd",
+            &json!({"command": "echo ran >> side.txt"}).to_string(),
+        ),
+        sse_tool_call(
+            "call_probe",
+            "slow_probe",
+            &json!({"path": probe}).to_string(),
+        ),
+        // after the restart: the sub-agent answers, then main
+        sse_text("The probe says: probe content"),
+        sse_text("Done: the probe says probe content."),
+    ])
+    .unwrap();
+
+    let mut child = harness(&data, &work, &mock)
+        .args(["chat", "Delegate the probe"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs = work.join("probe.runs");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&runs).is_ok_and(|s| s.contains("start")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the sub-agent's tool never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let store = Store::open(&data).await.unwrap();
+    let sid = store.sessions().list().await.unwrap()[0].id.clone();
+    let status = |rows: &[skald_store::ToolCallRow]| -> Vec<(String, String)> {
+        rows.iter()
+            .map(|r| (r.id.clone(), r.status.as_str().to_string()))
+            .collect()
+    };
+    let rows = store.tool_calls().list_for_session(&sid).await.unwrap();
+    assert_eq!(
+        status(&rows),
+        [
+            ("call_task".to_string(), "running".to_string()),
+            ("call_cmd".to_string(), "done".to_string()),
+            ("call_probe".to_string(), "running".to_string()),
+        ]
+    );
+    let frames = store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[1].parent_call_id.as_deref(), Some("call_task"));
+    assert_eq!(frames[1].status.as_str(), "active");
+    store.close().await;
+
+    std::fs::write(work.join("probe.go"), "").unwrap();
+    let out = harness(&data, &work, &mock).arg("resume").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let store = Store::open(&data).await.unwrap();
+    let rows = store.tool_calls().list_for_session(&sid).await.unwrap();
+    assert_eq!(
+        status(&rows),
+        [
+            ("call_task".to_string(), "done".to_string()),
+            ("call_cmd".to_string(), "done".to_string()),
+            ("call_probe".to_string(), "done".to_string()),
+        ]
+    );
+    assert_eq!(
+        rows[0].result.as_deref(),
+        Some("The probe says: probe content")
+    );
+    let frames = store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames.len(), 2, "no second sub-agent was started");
+    assert_eq!(frames[1].status.as_str(), "done");
+    // The side effect happened once; the re-runnable probe re-ran once.
+    assert_eq!(
+        std::fs::read_to_string(work.join("side.txt")).unwrap(),
+        "ran\n"
+    );
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "start\nstart\n");
+    // The sub-agent's request after the restart: its own prompt and its own
+    // history, with the re-run probe's result last.
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 5);
+    let sub = &reqs[3];
+    let system = sub["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.starts_with("You are a software engineer"),
+        "{system}"
+    );
+    let msgs = sub["messages"].as_array().unwrap();
+    assert_eq!(
+        msgs[1]["content"],
+        "Run the side effect, then read the probe."
+    );
+    assert_eq!(msgs.last().unwrap()["content"], "probe content");
+    assert_eq!(msgs.len(), 6, "{msgs:?}");
+    // main reads the sub-agent's answer as its tool result.
+    let last = reqs[4]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["tool_call_id"], "call_task");
+    assert_eq!(last["content"], "The probe says: probe content");
+    let root_hist = shape(&store.history().list_for_frame(frames[0].id).await.unwrap());
+    assert_eq!(root_hist.len(), 4, "{root_hist:?}");
+    assert_eq!(root_hist[3].1, "Done: the probe says probe content.");
+
+    // Nothing left to resume.
+    let out = harness(&data, &work, &mock).arg("resume").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(mock.requests().len(), 5);
+    store.close().await;
+}

@@ -17,3 +17,4 @@ mod reasoning;
 mod resume;
 mod snapshots;
 mod stop;
+mod subagents;

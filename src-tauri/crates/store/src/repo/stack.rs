@@ -91,6 +91,8 @@ pub struct StackFrameRow {
     pub task: Option<String>,
     /// Lifecycle.
     pub status: FrameStatus,
+    /// The tool call (in the parent frame) that started this sub-agent.
+    pub parent_call_id: Option<String>,
     /// Unix millis.
     pub created_at: i64,
     /// Unix millis.
@@ -110,6 +112,30 @@ impl StackRepo {
 
     /// Pushes a frame; fails if the parent does not exist.
     pub async fn push(&self, new: &NewStackFrame) -> Result<StackFrameRow> {
+        self.push_inner(new, None).await
+    }
+
+    /// Pushes the frame of a sub-agent started by tool call `call_id` of the
+    /// parent frame; one frame per call (a second push is a unique
+    /// violation).
+    pub async fn push_for_call(&self, new: &NewStackFrame, call_id: &str) -> Result<StackFrameRow> {
+        self.push_inner(new, Some(call_id)).await
+    }
+
+    /// The frame tool call `call_id` started, if any.
+    pub async fn for_call(&self, call_id: &str) -> Result<Option<StackFrameRow>> {
+        let row = sqlx::query_as("SELECT * FROM session_stack WHERE parent_call_id = ?")
+            .bind(call_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row)
+    }
+
+    async fn push_inner(
+        &self,
+        new: &NewStackFrame,
+        call_id: Option<&str>,
+    ) -> Result<StackFrameRow> {
         let depth = match new.parent_id {
             None => 0,
             Some(parent) => {
@@ -124,8 +150,9 @@ impl StackRepo {
         let now = now_ms();
         let row = sqlx::query_as(
             "INSERT INTO session_stack
-               (session_id, parent_id, depth, agent_id, task, status, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+               (session_id, parent_id, depth, agent_id, task, status, parent_call_id,
+                created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&new.session_id)
         .bind(new.parent_id)
@@ -133,6 +160,7 @@ impl StackRepo {
         .bind(&new.agent_id)
         .bind(&new.task)
         .bind(new.status)
+        .bind(call_id)
         .bind(now)
         .bind(now)
         .fetch_all(&self.pool)

@@ -1,0 +1,423 @@
+//! `execute_task` (mode `sync`): an agent hands work to a task agent inline.
+//!
+//! The tool itself ([`ExecuteTask`]) is an InterfaceTool built per frame
+//! with the caller's agent and depth captured, so the set offers it, the
+//! gate sees its category and source, its card has its label, and a call
+//! naming itself, an unknown or non-task agent, or nesting too deep fails
+//! before anyone is asked to approve it. The driver runs an allowed sync
+//! call here ([`run_sync`]) instead of as a bare execution: the sub-agent
+//! gets a child frame (`session_stack`, `parent_call_id` = the call) and a
+//! normal loop with its own prompt, tools and history, under the parent
+//! turn's cancellation token — one Stop ends it and everything it runs —
+//! and its final answer is the call's result. After a crash the call's row
+//! is still `running`; crash resume calls [`run_sync`] again, which finds
+//! the child frame and continues it from its persisted history.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use skald_core_api::{
+    BoxFuture, CancellationToken, RestartHint, Tool, ToolCategory, ToolDescriptionLength,
+    ToolError, ToolResult, input_schema, parse_args, truncate_label,
+};
+use skald_llm::ToolCall;
+use skald_protocol::{SessionEvent, TurnOutcome};
+use skald_store::{FrameStatus, NewMessage, NewStackFrame, Role, StackFrameRow};
+use skald_tools::tool_names as tn;
+
+use crate::agents::{AgentCatalog, AgentDirs, AgentType};
+use crate::calls::Outcome;
+use crate::error::SessionError;
+use crate::handler::{frame_depth, with_extra_prompt};
+use crate::resume::resume_session;
+use crate::turn::{Scope, Turn, run_rounds};
+
+/// How a task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum TaskMode {
+    /// The sub-agent works while you wait; its final answer is the result.
+    Sync,
+}
+
+/// Arguments of `execute_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ExecuteTaskInput {
+    /// `sync`: the sub-agent works while you wait and its final answer is
+    /// this call's result. Several sync calls in one message run at the same
+    /// time.
+    #[allow(dead_code)] // only `sync` exists; the schema offers it
+    mode: TaskMode,
+    /// A short title of the task (a few words), shown to the person.
+    title: String,
+    /// Everything the sub-agent needs: what to do, where, what is known,
+    /// constraints, and what to hand back. It does not see this conversation.
+    prompt: String,
+    /// The id of a task agent from the list in your instructions.
+    agent_id: String,
+    /// One line on what is delegated, shown on the task's card.
+    #[serde(default)]
+    #[allow(dead_code)] // read from the arguments by the label
+    description: Option<String>,
+}
+
+/// The `execute_task` tool of one frame.
+pub(crate) struct ExecuteTask {
+    caller: String,
+    depth: u32,
+    max_depth: u32,
+    agents: AgentDirs,
+}
+
+impl ExecuteTask {
+    pub(crate) fn new(caller: &str, depth: u32, max_depth: u32, agents: AgentDirs) -> Self {
+        Self {
+            caller: caller.to_string(),
+            depth,
+            max_depth,
+            agents,
+        }
+    }
+}
+
+impl Tool for ExecuteTask {
+    fn name(&self) -> &str {
+        tn::EXECUTE_TASK
+    }
+
+    fn description(&self) -> &str {
+        "Delegate a self-contained piece of work to a task agent (the list of task agents is \
+         in your instructions). With mode `sync` the sub-agent works with its own tools while \
+         you wait, and its final answer is the result of this call. The sub-agent does not see \
+         this conversation: put everything it needs into `prompt`. Independent tasks can be \
+         given in one message; they run at the same time."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        input_schema::<ExecuteTaskInput>()
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        truncate_label(
+            &skald_tools::describe_sub_agent_call(tn::EXECUTE_TASK, args),
+            length.max_chars(),
+        )
+    }
+
+    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
+        let input: ExecuteTaskInput = parse_args(tn::EXECUTE_TASK, args.clone())?;
+        check_target(
+            &self.agents.catalog(),
+            &self.caller,
+            self.depth,
+            self.max_depth,
+            &input.agent_id,
+        )
+        .map_err(ToolError::Failed)?;
+        if input.prompt.trim().is_empty() {
+            return Err(ToolError::InvalidArguments {
+                tool: tn::EXECUTE_TASK.to_string(),
+                reason: "`prompt` is empty: say what the sub-agent should do".to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn execute_async<'a>(&'a self, _args: Value) -> BoxFuture<'a, ToolResult> {
+        // Only reachable outside a session turn (`skald tool run`).
+        Box::pin(std::future::ready(Err(ToolError::failed(
+            "execute_task runs only inside a chat session",
+        ))))
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Subagent
+    }
+
+    /// Crash resume continues the sub-agent's frame instead (see
+    /// [`run_sync`]); nothing re-runs it blindly.
+    fn restart_hint(&self) -> RestartHint {
+        RestartHint::Reask
+    }
+}
+
+/// Whether a call (name and arguments) is a sync sub-agent call.
+pub(crate) fn is_sync_task(name: &str, args: &Value) -> bool {
+    name == tn::EXECUTE_TASK && args.get("mode").and_then(Value::as_str) == Some("sync")
+}
+
+/// [`is_sync_task`] of a call as the model sent it.
+pub(crate) fn is_sync_task_call(call: &ToolCall) -> bool {
+    serde_json::from_str::<Value>(&call.arguments).is_ok_and(|args| is_sync_task(&call.name, &args))
+}
+
+/// Why `caller` at `depth` may not hand work to `target`, told to the model.
+fn check_target(
+    catalog: &AgentCatalog,
+    caller: &str,
+    depth: u32,
+    max_depth: u32,
+    target: &str,
+) -> Result<(), String> {
+    let task_agents = || {
+        let ids: Vec<String> = catalog
+            .task_agents(caller)
+            .map(|a| format!("`{}`", a.id))
+            .collect();
+        if ids.is_empty() {
+            "none are installed".to_string()
+        } else {
+            format!("the task agents are {}", ids.join(", "))
+        }
+    };
+    if target == caller {
+        return Err(format!(
+            "an agent cannot delegate to itself (`{caller}`); do the work yourself or pick \
+             another agent ({})",
+            task_agents()
+        ));
+    }
+    if depth >= max_depth {
+        return Err(format!(
+            "sub-agents nest at most {max_depth} deep and this agent is at depth {depth}; do the \
+             work yourself"
+        ));
+    }
+    match catalog.get(target) {
+        Some(a) if a.meta.kind == AgentType::Task => Ok(()),
+        Some(a) => Err(format!(
+            "`{target}` is a {} agent, not a task agent; {}",
+            a.meta.kind.as_str(),
+            task_agents()
+        )),
+        None => match catalog.problem(target) {
+            Some(p) => Err(format!("agent `{target}` is unusable: {}", p.reason)),
+            None => Err(format!("there is no agent `{target}`; {}", task_agents())),
+        },
+    }
+}
+
+/// Runs (or, after a crash, continues) the sub-agent of sync call `call_id`
+/// of `t`'s frame and returns how the call ends.
+pub(crate) fn run_sync<'a>(
+    t: &'a Turn<'a>,
+    call_id: &'a str,
+    args: Value,
+    cancel: CancellationToken,
+) -> BoxFuture<'a, Result<Outcome, SessionError>> {
+    Box::pin(async move {
+        let input: ExecuteTaskInput = match parse_args(tn::EXECUTE_TASK, args) {
+            Ok(i) => i,
+            Err(e) => return Ok(Outcome::Failed(e.to_string())),
+        };
+        let catalog = t.inner.agents.catalog();
+        let max_depth = t.inner.config.max_task_depth;
+        if let Err(e) = check_target(&catalog, t.agent_id, t.depth, max_depth, &input.agent_id) {
+            return Ok(Outcome::Failed(e));
+        }
+        let store = &t.inner.store;
+        let frame = match store.stack().for_call(call_id).await? {
+            Some(f) => f,
+            None => {
+                store
+                    .stack()
+                    .push_for_call(
+                        &NewStackFrame {
+                            session_id: t.session_id().to_string(),
+                            parent_id: Some(t.frame_id),
+                            agent_id: input.agent_id.clone(),
+                            task: Some(input.title.clone()),
+                            status: FrameStatus::Active,
+                        },
+                        call_id,
+                    )
+                    .await?
+            }
+        };
+        // The prompt is the frame's first message; a crash right after the
+        // push left the frame without it.
+        ensure_prompt(store, t.session_id(), frame.id, &input.prompt).await?;
+        continue_frame(t, &catalog, &frame, call_id, cancel).await
+    })
+}
+
+/// Boxed so the store's borrowed arguments stay out of the (recursive,
+/// `Send`-checked) sub-agent future.
+fn ensure_prompt<'a>(
+    store: &'a skald_store::Store,
+    session_id: &'a str,
+    frame_id: i64,
+    prompt: &'a str,
+) -> BoxFuture<'a, Result<(), SessionError>> {
+    Box::pin(async move {
+        if store.history().list_for_frame(frame_id).await?.is_empty() {
+            let first = NewMessage {
+                session_id: session_id.to_string(),
+                stack_id: Some(frame_id),
+                role: Role::User,
+                content: prompt.to_string(),
+                tool_calls: None,
+                tool_call_id: None,
+            };
+            store.history().append(&first).await?;
+        }
+        Ok(())
+    })
+}
+
+/// The sub-agent's loop in its frame, from wherever its history stands.
+async fn continue_frame(
+    t: &Turn<'_>,
+    catalog: &AgentCatalog,
+    frame: &StackFrameRow,
+    call_id: &str,
+    cancel: CancellationToken,
+) -> Result<Outcome, SessionError> {
+    let store = &t.inner.store;
+    // Finished before a crash could record the parent's result: its ending
+    // is the result, nothing runs again.
+    match frame.status {
+        FrameStatus::Done => return Ok(Outcome::Done(final_answer(t, frame.id).await?)),
+        FrameStatus::Failed => {
+            return Ok(Outcome::Failed(partial_note(
+                "the sub-agent failed",
+                &final_answer(t, frame.id).await?,
+            )));
+        }
+        FrameStatus::Cancelled => return Ok(Outcome::Cancelled(crate::notes::CANCELLED)),
+        FrameStatus::Active | FrameStatus::Waiting => {}
+    }
+    // An agent broken since the call was checked fails the call, not the
+    // caller's turn.
+    let prepared = async {
+        let agent = catalog.require(&frame.agent_id)?;
+        let system = with_extra_prompt(
+            catalog.system_prompt(&frame.agent_id, t.workdir)?,
+            t.session,
+        );
+        let pinned = match agent.meta.model.as_deref() {
+            Some(m) => Some(t.inner.providers.resolve(Some(m)).await?),
+            None => None,
+        };
+        Ok::<_, SessionError>((system, pinned))
+    }
+    .await;
+    let (system, pinned) = match prepared {
+        Ok(p) => p,
+        Err(SessionError::Store(e)) => return Err(e.into()),
+        Err(e) => {
+            store
+                .stack()
+                .set_status(frame.id, FrameStatus::Failed)
+                .await?;
+            return Ok(Outcome::Failed(format!(
+                "the sub-agent `{}` cannot start: {e}",
+                frame.agent_id
+            )));
+        }
+    };
+    let Some(model) = pinned.as_ref().or(t.model) else {
+        return Err(SessionError::NoProvider(
+            "a sub-agent cannot run without a model".to_string(),
+        ));
+    };
+    let depth = frame_depth(frame);
+    let child = Turn {
+        inner: t.inner,
+        session: t.session,
+        frame_id: frame.id,
+        agent_id: &frame.agent_id,
+        depth,
+        scope: Some(Scope {
+            parent_call_id: call_id.to_string(),
+        }),
+        workdir: t.workdir,
+        tools: t
+            .inner
+            .toolset(t.session, frame.id, depth, &frame.agent_id, t.workdir),
+        system: &system,
+        model: Some(model),
+        sink: t.sink,
+    };
+    store
+        .stack()
+        .set_status(frame.id, FrameStatus::Active)
+        .await?;
+    child.emit(SessionEvent::TurnStarted {
+        session_id: t.session_id().to_string(),
+    });
+    let result = async {
+        let report = resume_session(&child, cancel.clone()).await?;
+        let history = store.history().list_for_frame(frame.id).await?;
+        let answered = history
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant && m.tool_calls.is_none());
+        if answered && !report.needs_answer {
+            Ok(TurnOutcome::Completed)
+        } else {
+            run_rounds(&child, cancel).await
+        }
+    }
+    .await;
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => TurnOutcome::Failed {
+            message: e.to_string(),
+        },
+    };
+    let answer = final_answer(t, frame.id).await?;
+    let (status, result) = match &outcome {
+        TurnOutcome::Completed => (FrameStatus::Done, Outcome::Done(answer)),
+        TurnOutcome::Cancelled => (
+            FrameStatus::Cancelled,
+            Outcome::Cancelled(crate::notes::CANCELLED),
+        ),
+        TurnOutcome::RoundLimit { rounds } => (
+            FrameStatus::Failed,
+            Outcome::Failed(partial_note(
+                &format!("the sub-agent reached its round limit ({rounds} rounds)"),
+                &answer,
+            )),
+        ),
+        TurnOutcome::Failed { message } => (
+            FrameStatus::Failed,
+            Outcome::Failed(partial_note(
+                &format!("the sub-agent failed: {message}"),
+                &answer,
+            )),
+        ),
+    };
+    store.stack().set_status(frame.id, status).await?;
+    child.emit(SessionEvent::TurnEnded {
+        session_id: t.session_id().to_string(),
+        outcome,
+    });
+    Ok(result)
+}
+
+/// The sub-agent's last words: its latest non-empty assistant text.
+async fn final_answer(t: &Turn<'_>, frame_id: i64) -> Result<String, SessionError> {
+    let rows = t.inner.store.history().list_for_frame(frame_id).await?;
+    Ok(rows
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant && !m.content.trim().is_empty())
+        .map(|m| m.content.clone())
+        .unwrap_or_else(|| "(the sub-agent finished without an answer)".to_string()))
+}
+
+fn partial_note(what: &str, partial: &str) -> String {
+    format!("{what}. Its last output:\n{partial}")
+}
+
+/// The frame's tools as [`Inner::toolset`](crate::handler::Inner) builds
+/// them include this; kept here so the tool and its driver stay together.
+pub(crate) fn tool_for(
+    caller: &str,
+    depth: u32,
+    max_depth: u32,
+    agents: &AgentDirs,
+) -> std::sync::Arc<dyn Tool> {
+    std::sync::Arc::new(ExecuteTask::new(caller, depth, max_depth, agents.clone()))
+}

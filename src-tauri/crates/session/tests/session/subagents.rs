@@ -1,0 +1,836 @@
+//! Sync sub-agents (`execute_task` mode `sync`): each agent has its own
+//! scripted provider (routed by the first line of the system prompt), so the
+//! request every agent receives — its prompt, its tools, its conversation —
+//! is asserted, and concurrent sub-agents never race for one script.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use skald_core_api::{Tool, ToolCategory, ToolResult};
+use skald_llm::{
+    ChatRequest, EventStream, FakeProvider, LlmError, LlmProvider, Message, ScriptedTurn,
+    StopReason,
+};
+use skald_protocol::{SessionEvent, TurnOutcome};
+use skald_session::{
+    ChatSessionHandler, FixedProvider, FrameContext, HandlerConfig, RecordingSink, SessionParams,
+    notes,
+};
+use skald_store::{FrameStatus, Store};
+use skald_tools::exec::live_group_members;
+use skald_tools::{BuiltinDeps, builtin_registry};
+
+use crate::common::{tool_content, wait_until};
+
+/// Routes each request to the agent whose prompt it carries, and counts how
+/// many streams are open at once.
+struct Router {
+    agents: BTreeMap<String, Arc<FakeProvider>>,
+    open: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+}
+
+struct Open(Arc<AtomicUsize>);
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl LlmProvider for Router {
+    fn name(&self) -> &str {
+        "router"
+    }
+    fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a> {
+        let first = req
+            .system
+            .as_deref()
+            .unwrap_or("")
+            .lines()
+            .next()
+            .unwrap_or("");
+        let id = first
+            .strip_prefix("Agent ")
+            .unwrap_or("")
+            .trim_end_matches('.');
+        let Some(fake) = self.agents.get(id) else {
+            return Box::pin(futures_util::stream::once(async {
+                Err(LlmError::ScriptExhausted)
+            }));
+        };
+        let now = self.open.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        let guard = Open(self.open.clone());
+        Box::pin(fake.stream(req).map(move |e| {
+            let _keep = &guard;
+            e
+        }))
+    }
+}
+
+struct Env {
+    _dir: tempfile::TempDir,
+    store: Store,
+    workdir: std::path::PathBuf,
+    fakes: BTreeMap<String, Arc<FakeProvider>>,
+    peak: Arc<AtomicUsize>,
+    provider: Arc<dyn LlmProvider>,
+    agents_dir: std::path::PathBuf,
+    handler: ChatSessionHandler,
+}
+
+/// `agents`: `(id, type)`; the chat agent `main` is always there. Each
+/// agent's prompt starts `Agent <id>.` and lists the task agents.
+async fn env(agents: &[(&str, &str)], scripts: Vec<(&str, Vec<ScriptedTurn>)>) -> Env {
+    env_with(agents, scripts, HandlerConfig::default(), |h| h).await
+}
+
+async fn env_with(
+    agents: &[(&str, &str)],
+    scripts: Vec<(&str, Vec<ScriptedTurn>)>,
+    config: HandlerConfig,
+    wire: impl FnOnce(ChatSessionHandler) -> ChatSessionHandler,
+) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let agents_dir = root.join("agents");
+    let mut all = vec![("main", "chat")];
+    all.extend_from_slice(agents);
+    for (id, kind) in all {
+        let d = agents_dir.join(id);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("AGENT.md"),
+            format!("Agent {id}.\nTask agents:\n<!-- AGENTS_LIST -->\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("meta.json"),
+            json!({"name": format!("The {id}"), "description": format!("{id} work"), "type": kind})
+                .to_string(),
+        )
+        .unwrap();
+    }
+    let workdir = root.join("work");
+    std::fs::create_dir_all(&workdir).unwrap();
+    let store = Store::open(&root.join("data")).await.unwrap();
+    let fakes: BTreeMap<String, Arc<FakeProvider>> = scripts
+        .into_iter()
+        .map(|(id, turns)| (id.to_string(), Arc::new(FakeProvider::new(turns))))
+        .collect();
+    let peak = Arc::new(AtomicUsize::new(0));
+    let router: Arc<dyn LlmProvider> = Arc::new(Router {
+        agents: fakes.clone(),
+        open: Arc::new(AtomicUsize::new(0)),
+        peak: peak.clone(),
+    });
+    let handler = wire(
+        ChatSessionHandler::new(
+            store.clone(),
+            Arc::new(builtin_registry(&BuiltinDeps::default())),
+            Arc::new(FixedProvider::new(router.clone(), "test-model")),
+            agents_dir.clone(),
+        )
+        .with_config(config),
+    );
+    Env {
+        _dir: dir,
+        store,
+        workdir,
+        fakes,
+        peak,
+        provider: router,
+        agents_dir,
+        handler,
+    }
+}
+
+impl Env {
+    async fn session(&self) -> String {
+        self.handler
+            .create_session(SessionParams {
+                working_dir: Some(self.workdir.clone()),
+                ..SessionParams::default()
+            })
+            .await
+            .unwrap()
+            .id
+    }
+
+    fn requests(&self, agent: &str) -> Vec<ChatRequest> {
+        self.fakes[agent].requests()
+    }
+}
+
+fn task(id: &str, agent: &str, prompt: &str) -> (String, String) {
+    (
+        id.to_string(),
+        json!({"mode": "sync", "title": format!("Task {id}"), "prompt": prompt, "agent_id": agent})
+            .to_string(),
+    )
+}
+
+/// One assistant message calling every task.
+fn delegate(tasks: &[(String, String)]) -> ScriptedTurn {
+    let mut t = ScriptedTurn::new();
+    for (i, (id, args)) in tasks.iter().enumerate() {
+        t = t.tool_call(i, id.clone(), "execute_task", args.clone());
+    }
+    t.done(StopReason::ToolUse)
+}
+
+fn answer(text: &str) -> ScriptedTurn {
+    ScriptedTurn::new().text(text).done(StopReason::EndTurn)
+}
+
+fn tool_names(req: &ChatRequest) -> Vec<String> {
+    req.tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn user_text(m: &Message) -> &str {
+    match m {
+        Message::User { content } => content,
+        other => panic!("not a user message: {other:?}"),
+    }
+}
+
+/// The tool results of a request's last round, in order.
+fn results(req: &ChatRequest) -> Vec<String> {
+    req.messages
+        .iter()
+        .rev()
+        .take_while(|m| matches!(m, Message::Tool { .. }))
+        .map(|m| tool_content(m).to_string())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect()
+}
+
+/// A tool only the root agent sees, and one only sub-agents see.
+struct Flagged {
+    name: &'static str,
+    root_only: bool,
+}
+impl Tool for Flagged {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "test"
+    }
+    fn parameters_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn execute(&self, _args: Value) -> ToolResult {
+        Ok("ok".into())
+    }
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Introspection
+    }
+    fn root_agent_only(&self) -> bool {
+        self.root_only
+    }
+    fn sub_agents_only(&self) -> bool {
+        !self.root_only
+    }
+}
+
+#[tokio::test]
+async fn a_sync_task_runs_the_sub_agent_with_its_own_prompt_and_tools_and_returns_its_answer() {
+    let e = env_with(
+        &[("worker", "task"), ("boss", "chat")],
+        vec![
+            (
+                "main",
+                vec![
+                    delegate(&[task("c1", "worker", "Count the files.")]),
+                    answer("The worker says 3."),
+                ],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(0, "w1", "list_files", "{}")
+                        .done(StopReason::ToolUse),
+                    answer("There are 3 files."),
+                ],
+            ),
+        ],
+        HandlerConfig::default(),
+        |h| {
+            h.with_interface_tools(Arc::new(|_f: &FrameContext| {
+                vec![
+                    Arc::new(Flagged {
+                        name: "root_only_tool",
+                        root_only: true,
+                    }) as Arc<dyn Tool>,
+                    Arc::new(Flagged {
+                        name: "sub_only_tool",
+                        root_only: false,
+                    }),
+                ]
+            }))
+        },
+    )
+    .await;
+    let sid = e.session().await;
+    let sink = RecordingSink::new();
+    let outcome = e
+        .handler
+        .send_message(&sid, "How many files?", &sink)
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+
+    // The root agent: its prompt lists the task agents (not itself, not the
+    // chat agent), and it is offered execute_task and the root-only tool.
+    let main = e.requests("main");
+    assert_eq!(main.len(), 2);
+    let system = main[0].system.as_deref().unwrap();
+    assert!(
+        system.starts_with("Agent main.\nTask agents:\n"),
+        "{system}"
+    );
+    assert!(
+        system.contains("- `worker` (The worker): worker work"),
+        "{system}"
+    );
+    assert!(
+        !system.contains("`boss`") && !system.contains("`main`"),
+        "{system}"
+    );
+    let root_tools = tool_names(&main[0]);
+    assert!(root_tools.contains(&"execute_task".to_string()));
+    assert!(root_tools.contains(&"root_only_tool".to_string()));
+    assert!(!root_tools.contains(&"sub_only_tool".to_string()));
+
+    // The sub-agent: its own prompt, the task as its only message, the
+    // parent's tools minus root-only plus sub-only, each once.
+    let worker = e.requests("worker");
+    assert_eq!(worker.len(), 2);
+    assert!(
+        worker[0]
+            .system
+            .as_deref()
+            .unwrap()
+            .starts_with("Agent worker.\n")
+    );
+    assert_eq!(worker[0].messages.len(), 1);
+    assert_eq!(user_text(&worker[0].messages[0]), "Count the files.");
+    let sub_tools = tool_names(&worker[0]);
+    let mut expected: Vec<String> = root_tools
+        .iter()
+        .filter(|n| *n != "root_only_tool")
+        .cloned()
+        .chain(["sub_only_tool".to_string()])
+        .collect();
+    expected.sort();
+    let mut got = sub_tools.clone();
+    got.sort();
+    assert_eq!(got, expected);
+    let mut dedup = got.clone();
+    dedup.dedup();
+    assert_eq!(dedup, got, "each tool once");
+    // It saw its own tool's result, not the parent's conversation.
+    assert_eq!(worker[1].messages.len(), 3);
+
+    // Its final answer is the tool result the parent reads.
+    assert_eq!(results(&main[1]), ["There are 3 files."]);
+
+    // A child frame under the root, linked to the call, done.
+    let frames = e.store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[1].depth, 1);
+    assert_eq!(frames[1].parent_id, Some(frames[0].id));
+    assert_eq!(frames[1].parent_call_id.as_deref(), Some("c1"));
+    assert_eq!(frames[1].agent_id, "worker");
+    assert_eq!(frames[1].task.as_deref(), Some("Task c1"));
+    assert_eq!(frames[1].status, FrameStatus::Done);
+
+    // The sub-agent's events are nested under the call that started it.
+    let events = sink.events();
+    let nested: Vec<&SessionEvent> = events
+        .iter()
+        .filter_map(|ev| match ev {
+            SessionEvent::SubAgent {
+                parent_call_id,
+                agent_id,
+                depth,
+                event,
+                ..
+            } => {
+                assert_eq!(
+                    (parent_call_id.as_str(), agent_id.as_str(), *depth),
+                    ("c1", "worker", 1)
+                );
+                Some(event.as_ref())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(
+        nested.first(),
+        Some(SessionEvent::TurnStarted { .. })
+    ));
+    assert!(matches!(
+        nested.last(),
+        Some(SessionEvent::TurnEnded {
+            outcome: TurnOutcome::Completed,
+            ..
+        })
+    ));
+    assert!(
+        nested
+            .iter()
+            .any(|ev| matches!(ev, SessionEvent::ToolStart { call, .. } if call.id == "w1"))
+    );
+    // The parent's card carries the spec's label.
+    let card = events
+        .iter()
+        .find_map(|ev| match ev {
+            SessionEvent::ToolStart { call, .. } if call.id == "c1" => Some(call.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(card.label_short, "execute_task ⚡ → worker: Task c1");
+
+    // The root conversation (history) holds only the root agent's messages.
+    let history = e.handler.history(&sid).await.unwrap();
+    let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "How many files?",
+            "",
+            "There are 3 files.",
+            "The worker says 3."
+        ]
+    );
+}
+
+#[tokio::test]
+async fn four_parallel_sync_tasks_run_at_once_and_keep_call_order() {
+    let ids = ["w1", "w2", "w3", "w4", "w5"];
+    let agents: Vec<(&str, &str)> = ids.iter().map(|id| (*id, "task")).collect();
+    let tasks: Vec<(String, String)> = ids
+        .iter()
+        .map(|id| task(&format!("c-{id}"), id, &format!("do {id}")))
+        .collect();
+    let mut scripts = vec![("main", vec![delegate(&tasks), answer("all done")])];
+    for (i, id) in ids.iter().enumerate() {
+        // The first call is the slowest: completion order is the reverse
+        // of call order.
+        let wait = Duration::from_millis(400 - 80 * i as u64);
+        scripts.push((
+            id,
+            vec![
+                ScriptedTurn::new()
+                    .delay(wait)
+                    .text(format!("{id} done"))
+                    .done(StopReason::EndTurn),
+            ],
+        ));
+    }
+    let e = env(&agents, scripts).await;
+    let sid = e.session().await;
+    let t0 = Instant::now();
+    let outcome = e
+        .handler
+        .send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    let took = t0.elapsed();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    // At most four at once — and four did run at once.
+    assert_eq!(e.peak.load(Ordering::SeqCst), 4);
+    assert!(
+        took < Duration::from_millis(1200),
+        "not concurrent: {took:?}"
+    );
+    let main = e.requests("main");
+    assert_eq!(
+        results(&main[1]),
+        ["w1 done", "w2 done", "w3 done", "w4 done", "w5 done"]
+    );
+    // Stored in call order too.
+    let rows = e.store.tool_calls().list_for_session(&sid).await.unwrap();
+    assert!(rows.iter().all(|r| r.status.as_str() == "done"));
+    let tool_msgs: Vec<String> = e
+        .store
+        .history()
+        .list_for_session(&sid)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.role.as_str() == "tool")
+        .filter_map(|m| m.tool_call_id)
+        .filter(|id| id.starts_with("c-"))
+        .collect();
+    assert_eq!(tool_msgs, ["c-w1", "c-w2", "c-w3", "c-w4", "c-w5"]);
+}
+
+#[tokio::test]
+async fn nesting_stops_at_depth_five_with_a_clear_error() {
+    // main → a1 → a2 → a3 → a4 → a5, and a5 may not go on to a6.
+    let chain = ["a1", "a2", "a3", "a4", "a5", "a6"];
+    let agents: Vec<(&str, &str)> = chain.iter().map(|id| (*id, "task")).collect();
+    let mut scripts = vec![(
+        "main",
+        vec![
+            delegate(&[task("m", "a1", "go deep")]),
+            answer("bottom reached"),
+        ],
+    )];
+    for (i, id) in chain.iter().enumerate().take(5) {
+        let next = chain[i + 1];
+        scripts.push((
+            id,
+            vec![
+                delegate(&[task(&format!("c-{id}"), next, "deeper")]),
+                answer(&format!("{id} back")),
+            ],
+        ));
+    }
+    scripts.push(("a6", vec![answer("never")]));
+    let e = env(&agents, scripts).await;
+    let sid = e.session().await;
+    let outcome = e
+        .handler
+        .send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    assert!(e.requests("a6").is_empty());
+    let a5 = e.requests("a5");
+    let err = &results(&a5[1])[0];
+    assert!(
+        err.starts_with("Error: sub-agents nest at most 5 deep and this agent is at depth 5"),
+        "{err}"
+    );
+    assert_eq!(results(&e.requests("a1")[1]), ["a2 back"]);
+    let depths: Vec<i64> = e
+        .store
+        .stack()
+        .list_for_session(&sid)
+        .await
+        .unwrap()
+        .iter()
+        .map(|f| f.depth)
+        .collect();
+    assert_eq!(depths, [0, 1, 2, 3, 4, 5]);
+}
+
+#[tokio::test]
+async fn unknown_self_and_non_task_targets_are_clear_errors() {
+    let e = env(
+        &[("boss", "chat"), ("worker", "task")],
+        vec![(
+            "main",
+            vec![
+                delegate(&[
+                    task("u", "ghost", "x"),
+                    task("s", "main", "x"),
+                    task("n", "boss", "x"),
+                ]),
+                answer("ok"),
+            ],
+        )],
+    )
+    .await;
+    let sid = e.session().await;
+    e.handler
+        .send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    let r = results(&e.requests("main")[1]);
+    // The built-in task agents are there too (a directory adds to them).
+    let agents = "the task agents are `code-explorer`, `researcher`, `software-engineer`, \
+                  `spec-writer`, `worker`";
+    assert_eq!(
+        r,
+        [
+            format!("Error: there is no agent `ghost`; {agents}"),
+            format!(
+                "Error: an agent cannot delegate to itself (`main`); do the work yourself or \
+                 pick another agent ({agents})"
+            ),
+            format!("Error: `boss` is a chat agent, not a task agent; {agents}"),
+        ]
+    );
+    // No sub-agent ran: no frame but the root.
+    assert_eq!(
+        e.store.stack().list_for_session(&sid).await.unwrap().len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn one_stop_ends_a_sub_agent_and_its_60s_shell() {
+    let e = env(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![delegate(&[task("c1", "worker", "sleep")]), answer("never")],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(
+                            0,
+                            "w1",
+                            "execute_cmd",
+                            r#"{"command": "echo $$ > pgid.txt; sleep 60 & sleep 60"}"#,
+                        )
+                        .done(StopReason::ToolUse),
+                    answer("never"),
+                ],
+            ),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    let sink = Arc::new(RecordingSink::new());
+    let (h, s, id) = (e.handler.clone(), sink.clone(), sid.clone());
+    let turn = tokio::spawn(async move { h.send_message(&id, "go", s).await });
+    let pgid_file = e.workdir.join("pgid.txt");
+    wait_until("the sub-agent's command to start", || {
+        std::fs::read_to_string(&pgid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .is_some_and(|g| live_group_members(g).len() >= 2)
+    })
+    .await;
+    let pgid: i32 = std::fs::read_to_string(&pgid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+
+    let t0 = Instant::now();
+    assert!(e.handler.stop(&sid));
+    let outcome = tokio::time::timeout(Duration::from_secs(5), turn)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Cancelled);
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    let start = Instant::now();
+    while !live_group_members(pgid).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "left: {:?}",
+            live_group_members(pgid)
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // Every row ended cancelled: the shell, the delegation, the frame.
+    let rows = e.store.tool_calls().list_for_session(&sid).await.unwrap();
+    let statuses: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.id.as_str(), r.status.as_str()))
+        .collect();
+    assert_eq!(statuses, [("c1", "cancelled"), ("w1", "cancelled")]);
+    assert_eq!(rows[0].result.as_deref(), Some(notes::CANCELLED));
+    let frames = e.store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames[1].status, FrameStatus::Cancelled);
+    // The parent never asked its model again, nor did the sub-agent.
+    assert_eq!(e.requests("main").len(), 1);
+    assert_eq!(e.requests("worker").len(), 1);
+    // The session works afterwards.
+    e.fakes["main"].push_turn(answer("fine"));
+    let again = e
+        .handler
+        .send_message(&sid, "still there?", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(again, TurnOutcome::Completed);
+}
+
+/// Records whether the gate was asked: bad targets fail before approval.
+#[tokio::test]
+async fn a_bad_target_fails_before_anyone_is_asked() {
+    use skald_core_api::BoxFuture;
+    use skald_session::{ApprovalGate, GateCall, GateDecision};
+    #[derive(Default)]
+    struct Seeing(Mutex<Vec<String>>);
+    impl ApprovalGate for Seeing {
+        fn check<'a>(&'a self, call: &'a GateCall) -> BoxFuture<'a, GateDecision> {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("{}:{}", call.agent_id, call.name));
+            Box::pin(std::future::ready(GateDecision::Allow { reason: None }))
+        }
+    }
+    let gate = Arc::new(Seeing::default());
+    let g = gate.clone();
+    let e = env_with(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    delegate(&[task("bad", "ghost", "x")]),
+                    delegate(&[task("good", "worker", "read")]),
+                    answer("ok"),
+                ],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(0, "r", "list_files", "{}")
+                        .done(StopReason::ToolUse),
+                    answer("read"),
+                ],
+            ),
+        ],
+        HandlerConfig::default(),
+        move |h| h.with_gate(g),
+    )
+    .await;
+    let sid = e.session().await;
+    e.handler
+        .send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    // The gate saw the good delegation and the sub-agent's own call, under
+    // the sub-agent's name.
+    assert_eq!(
+        *gate.0.lock().unwrap(),
+        ["main:execute_task", "worker:list_files"]
+    );
+}
+
+/// A sub-agent's call waiting for a person when the app goes away: on
+/// restart it is in the Inbox, its parent's call waits with it (nothing is
+/// re-run or answered early), and approving it continues the sub-agent in
+/// its own frame, then the parent.
+#[tokio::test]
+async fn a_sub_agents_approval_survives_a_restart_and_approving_continues_both() {
+    use skald_session::ApprovalManager;
+    let gated = |h: ChatSessionHandler| {
+        let mgr = ApprovalManager::new(h.store().clone(), h.registry().clone());
+        h.with_gate(Arc::new(mgr))
+    };
+    let e = env_with(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    delegate(&[task("c1", "worker", "write it")]),
+                    answer("main done"),
+                ],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(
+                            0,
+                            "w1",
+                            "write_file",
+                            r#"{"path": "r.txt", "content": "after\n"}"#,
+                        )
+                        .done(StopReason::ToolUse),
+                    answer("written"),
+                ],
+            ),
+        ],
+        HandlerConfig::default(),
+        gated,
+    )
+    .await;
+    let sid = e.session().await;
+    let (h, id) = (e.handler.clone(), sid.clone());
+    let turn = tokio::spawn(async move { h.send_message(&id, "go", RecordingSink::new()).await });
+    // No rules: everything is asked about. The delegation is approved live…
+    let pending = |id: &'static str| {
+        let store = e.store.clone();
+        async move {
+            store
+                .tool_calls()
+                .get(id)
+                .await
+                .unwrap()
+                .is_some_and(|r| r.status.as_str() == "pending")
+        }
+    };
+    let start = Instant::now();
+    while !pending("c1").await {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    e.handler.approve("c1", RecordingSink::new()).await.unwrap();
+    // …then the app goes away while the sub-agent's write waits.
+    while !pending("w1").await {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    turn.abort();
+    let _ = turn.await;
+
+    let h2 = gated(ChatSessionHandler::new(
+        e.store.clone(),
+        Arc::new(builtin_registry(&BuiltinDeps::default())),
+        Arc::new(FixedProvider::new(e.provider.clone(), "test-model")),
+        e.agents_dir.clone(),
+    ));
+    h2.resume_all(None, RecordingSink::new()).await.unwrap();
+    // Nothing ran or was answered early.
+    assert_eq!(e.requests("worker").len(), 1);
+    assert_eq!(e.requests("main").len(), 1);
+    assert!(!e.workdir.join("r.txt").exists());
+    let c1 = e.store.tool_calls().get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.status.as_str(), "running");
+    let inbox = h2.list_pending().await.unwrap();
+    assert_eq!(inbox.len(), 1, "{inbox:?}");
+    assert_eq!(inbox[0].request.tool_call_id, "w1");
+
+    let sink = RecordingSink::new();
+    h2.approve("w1", &sink).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(e.workdir.join("r.txt")).unwrap(),
+        "after\n"
+    );
+    // The sub-agent saw its result in its own conversation and answered…
+    let worker = e.requests("worker");
+    assert_eq!(worker.len(), 2);
+    assert_eq!(worker[1].messages.len(), 3);
+    assert!(tool_content(&worker[1].messages[2]).contains("r.txt"));
+    // …and that answer is the parent's result; the parent answered too.
+    let c1 = e.store.tool_calls().get("c1").await.unwrap().unwrap();
+    assert_eq!(
+        (c1.status.as_str(), c1.result.as_deref()),
+        ("done", Some("written"))
+    );
+    assert_eq!(results(&e.requests("main")[1]), ["written"]);
+    let frames = e.store.stack().list_for_session(&sid).await.unwrap();
+    assert_eq!(frames[1].status, FrameStatus::Done);
+    let root = e
+        .store
+        .history()
+        .list_for_frame(frames[0].id)
+        .await
+        .unwrap();
+    assert_eq!(root.last().unwrap().content, "main done");
+    // The settled call's events came nested under the delegation.
+    assert!(sink.events().iter().any(|ev| matches!(
+        ev,
+        SessionEvent::SubAgent { parent_call_id, event, .. }
+            if parent_call_id == "c1" && matches!(**event, SessionEvent::ToolDone { .. })
+    )));
+}
