@@ -1,6 +1,7 @@
 // Rendering of the conversation: messages, the streaming answer, tool cards.
 import type { ApprovalRequest, ToolCallView } from "../bindings";
 import { type ApprovalActions, approvalPanel } from "./approval";
+import { type AnswerQuestion, questionCard, questionFromArgs } from "./question";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
 import { type ChatView, outcomeText } from "./state";
@@ -14,6 +15,9 @@ const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   rejected: "rejected",
 };
 
+/** tool_names::ASK_USER_CLARIFICATION */
+export const QUESTION_TOOL = "ask_user_clarification";
+
 function markdown(src: string): HTMLElement {
   const div = el("div", { class: "md" });
   div.innerHTML = renderMarkdown(src);
@@ -25,6 +29,7 @@ export function toolCard(
   call: ToolCallView,
   openFile: (path: string) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
+  answerQuestion?: AnswerQuestion,
 ): HTMLElement {
   const summary = el(
     "summary",
@@ -58,6 +63,9 @@ export function toolCard(
     card.append(approvalPanel(approval.request, approval.actions));
     card.open = true;
   }
+  // A question still waiting: asked inline, answered from here or the Inbox.
+  const question = call.name === QUESTION_TOOL && call.status === "running" ? questionFromArgs(call.id, call.arguments) : null;
+  if (question && answerQuestion) card.append(questionCard(question, answerQuestion));
   return card;
 }
 
@@ -66,6 +74,7 @@ export function renderConversation(
   view: ChatView,
   openFile: (path: string) => void,
   actions?: ApprovalActions,
+  answerQuestion?: AnswerQuestion,
 ): void {
   const items: HTMLElement[] = [];
   for (const m of view.messages) {
@@ -76,7 +85,7 @@ export function renderConversation(
     }
     for (const c of m.toolCalls) {
       const request = view.approvals[c.id];
-      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, answerQuestion));
     }
     items.push(node);
   }

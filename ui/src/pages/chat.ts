@@ -2,6 +2,7 @@
 // right. Events of the running turn are folded into the view as they arrive.
 import * as api from "../api";
 import type { ApprovalRequest, SessionEvent, SessionSummary } from "../bindings";
+import { companionPanel } from "../chat/companion";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory } from "../chat/state";
 import { el } from "../dom";
@@ -16,6 +17,14 @@ const defaultDeps: ChatDeps = { api, navigate: (h) => (location.hash = h) };
 
 export function openFileHash(path: string): string {
   return `#/view?path=${encodeURIComponent(path)}`;
+}
+
+/** An `OpenFile` path (relative to the session's working directory inside
+ *  it) as the viewer opens it. */
+export function resolveShown(path: string, workingDir: string | null | undefined): string {
+  if (path.startsWith("/") || !workingDir) return path;
+  if (path === ".") return workingDir;
+  return `${workingDir.replace(/\/+$/, "")}/${path}`;
 }
 
 function sessionList(sessions: SessionSummary[], current: string | null, deps: ChatDeps): HTMLElement {
@@ -49,8 +58,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const composer = el("div", { class: "composer" }, input, send, stop);
   const main = el("section", { class: "chat-main" }, conversation, composer);
   if (current) main.prepend(sessionSettingsPanel(current, deps));
+  const companion = current ? companionPanel(current, deps.api) : null;
+  const refreshCompanion = () => void companion?.refresh().catch(() => undefined);
   let aside = sessionList(sessions, current, deps);
-  root.replaceChildren(el("div", { class: "chat" }, aside, main));
+  root.replaceChildren(el("div", { class: "chat" }, aside, main, ...(companion ? [companion.node] : [])));
   // A new session takes its title from the first message: show it.
   const refreshSessions = async () => {
     const fresh = sessionList(await deps.api.listSessions(), current, deps);
@@ -60,6 +71,14 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
 
   let view: ChatView = emptyView();
   const openFile = (p: string) => deps.navigate(openFileHash(p));
+  const workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
+  // What a turn's events mean beside the conversation: the panels follow
+  // tool results, and show_file_to_user opens the viewer.
+  const sideEffects = (event: SessionEvent) => {
+    if (event.type === "toolDone" || event.type === "turnEnded") refreshCompanion();
+    if (event.type === "openFile") openFile(resolveShown(event.path, workingDir));
+  };
+  const answerQuestion = (id: string, text: string) => deps.api.answerQuestion(id, text);
   // Calls of this session that wait for the person (the Inbox's truth).
   const pendingHere = async (): Promise<ApprovalRequest[]> => {
     try {
@@ -82,6 +101,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       await send((event) => {
         view = applyEvent(view, event);
         paint();
+        sideEffects(event);
       });
     } finally {
       await reload().catch(() => undefined);
@@ -94,7 +114,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     alwaysAllow: (id: string) => answer((onEvent) => deps.api.alwaysAllow(id, onEvent)),
   };
   const paint = () => {
-    renderConversation(conversation, view, openFile, actions);
+    renderConversation(conversation, view, openFile, actions, answerQuestion);
     stop.hidden = !view.running;
     send.disabled = view.running || !current;
     conversation.scrollTop = conversation.scrollHeight;
@@ -116,6 +136,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     }
     view = applyEvent(view, event);
     paint();
+    sideEffects(event);
     if (event.type === "turnEnded") void reload().catch(() => undefined);
   };
   const attached = deps.api.attachSession(current, follow).catch(() => false);
@@ -124,6 +145,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   loaded = true;
   for (const event of early) view = applyEvent(view, event);
   paint();
+  refreshCompanion();
 
   const submit = async () => {
     const text = input.value.trim();
@@ -136,6 +158,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       await deps.api.sendMessage(current, text, (event) => {
         view = applyEvent(view, event);
         paint();
+        sideEffects(event);
       });
     } catch (e) {
       view = applyEvent(view, {

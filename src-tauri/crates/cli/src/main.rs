@@ -12,6 +12,7 @@
 mod approve;
 mod catalog_md;
 mod chat;
+mod companion;
 mod print;
 
 use std::io::Write;
@@ -78,7 +79,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
     },
-    /// List the tool calls waiting for approval, across sessions.
+    /// List what waits for the person across sessions: tool calls to
+    /// approve, then questions to answer (`--json`: the approvals only).
     Inbox {
         /// Machine-readable (the `PendingApprovalView` IPC type).
         #[arg(long)]
@@ -99,6 +101,22 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         note: Option<String>,
     },
+    /// Answer a question an agent waits on (its id from `skald inbox`);
+    /// the turn goes on with TEXT as the answer.
+    Answer {
+        /// The question's id (its tool call id).
+        id: String,
+        /// The answer.
+        text: String,
+    },
+    /// Show a session's scratchpad (default: the most recent session), or
+    /// change one entry: `set KEY VALUE`, `rm KEY`.
+    Scratchpad {
+        /// The session (default: the most recent one).
+        session: Option<String>,
+        #[command(subcommand)]
+        change: Option<ScratchpadCommand>,
+    },
     /// List chat sessions, most recent first.
     Sessions {
         /// Machine-readable (the `SessionSummary` IPC type).
@@ -116,6 +134,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
     },
+}
+
+#[derive(Subcommand)]
+enum ScratchpadCommand {
+    /// Write an entry (an empty VALUE deletes it).
+    Set { key: String, value: String },
+    /// Delete an entry.
+    Rm { key: String },
 }
 
 #[derive(Subcommand)]
@@ -241,6 +267,25 @@ async fn run(cli: Cli) -> ExitCode {
                     approve,
                 };
                 chat::chat(&dir, args).await
+            }
+            Err(code) => code,
+        },
+        Command::Answer { id, text } => match data_dir(cli.data_dir) {
+            Ok(dir) => companion::answer(&dir, &id, &text).await,
+            Err(code) => code,
+        },
+        Command::Scratchpad { session, change } => match data_dir(cli.data_dir) {
+            Ok(dir) => {
+                let action = match change {
+                    None => companion::ScratchpadAction::Show,
+                    Some(ScratchpadCommand::Set { key, value }) => {
+                        companion::ScratchpadAction::Set { key, value }
+                    }
+                    Some(ScratchpadCommand::Rm { key }) => {
+                        companion::ScratchpadAction::Remove { key }
+                    }
+                };
+                companion::scratchpad(&dir, session, action).await
             }
             Err(code) => code,
         },

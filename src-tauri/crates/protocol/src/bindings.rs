@@ -11,6 +11,7 @@ use crate::{
     RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary, ToolCallStatus,
     ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
+use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -54,6 +55,11 @@ pub fn typescript() -> String {
         decl::<RuleInput>(&cfg),
         decl::<RunContextView>(&cfg),
         decl::<BypassScopeView>(&cfg),
+        decl::<ScratchpadEntryView>(&cfg),
+        decl::<TodoStatusView>(&cfg),
+        decl::<TodoView>(&cfg),
+        decl::<TodoListView>(&cfg),
+        decl::<PendingQuestionView>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

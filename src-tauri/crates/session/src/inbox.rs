@@ -118,17 +118,19 @@ impl ChatSessionHandler {
                 session = self.session_row(&row.session_id).await?;
                 frame = root_frame(store, &session).await?;
                 workdir = session_workdir(&session)?;
+                let (tools, events) = self.inner.frame_tools(
+                    &session,
+                    frame.id,
+                    crate::handler::frame_depth(&frame),
+                    &workdir,
+                );
                 Turn {
                     inner: &self.inner,
                     session: &session,
                     frame_id: frame.id,
                     workdir: &workdir,
-                    tools: self.inner.toolset(
-                        &session,
-                        frame.id,
-                        crate::handler::frame_depth(&frame),
-                        &workdir,
-                    ),
+                    tools,
+                    events,
                     system: "",
                     model: None,
                     sink,
@@ -150,7 +152,7 @@ impl ChatSessionHandler {
                 Some(outcome) => outcome,
                 None => {
                     emit_start(&turn, id, &row.name, args.clone());
-                    run_tool(&turn, &row.name, args, cancel.clone()).await
+                    run_tool(&turn, &row.id, &row.name, args, cancel.clone()).await
                 }
             };
             record(&turn, id, outcome).await?;

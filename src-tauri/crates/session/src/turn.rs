@@ -14,7 +14,7 @@ use serde_json::Value;
 use skald_core_api::CancellationToken;
 use skald_core_api::ToolDef;
 use skald_llm::{
-    AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
+    AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{NewMessage, Role, SessionRow};
@@ -24,10 +24,12 @@ use skald_tools::{Audience, ToolSet};
 use crate::approval::awaits_approval;
 use crate::assemble::{to_messages_awaiting, tool_calls_json};
 use crate::calls::{run_call, skip_cancelled};
+use crate::companion::scratchpad_block;
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
+use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
 
 /// One turn's context, borrowed for its duration.
@@ -38,6 +40,8 @@ pub(crate) struct Turn<'a> {
     pub workdir: &'a Path,
     /// The tools of this turn's frame: what is offered and what runs.
     pub tools: ToolSet,
+    /// What those tools raised, sent before the turn's next event.
+    pub events: FrameEvents,
     pub system: &'a str,
     /// `None` when only resuming tools (no LLM round).
     pub model: Option<&'a ResolvedModel>,
@@ -51,6 +55,10 @@ impl Turn<'_> {
 
     /// To the starter's sink and the session-wide bus.
     pub fn emit(&self, event: SessionEvent) {
+        for raised in self.events.take() {
+            self.inner.bus.publish(&raised);
+            self.sink.emit(raised);
+        }
         self.inner.bus.publish(&event);
         self.sink.emit(event);
     }
@@ -162,10 +170,19 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     // A tool the session's group denies by name is not offered (the lazy
     // config group included); MCP tools always are.
     let tools = t.inner.gate.visible_tools(t.session_id(), tools).await;
+    // The scratchpad is its own block after the static prompt (which stays
+    // byte-identical, cacheable), read fresh each round so a person's edit
+    // or another agent's update reaches the very next request.
+    let scratchpad = store.scratchpad().entries(t.session_id()).await?;
+    let mut messages = Vec::with_capacity(rows.len() + 1);
+    if let Some(block) = scratchpad_block(&scratchpad) {
+        messages.push(Message::system(block));
+    }
+    messages.extend(to_messages_awaiting(&rows, &awaiting));
     Ok(ChatRequest {
         model: model.model.clone(),
         system: (!t.system.is_empty()).then(|| t.system.to_string()),
-        messages: to_messages_awaiting(&rows, &awaiting),
+        messages,
         tools,
         max_tokens: None,
         temperature: None,

@@ -228,6 +228,7 @@ fn catalog_lists_registry_synthetic_and_empty_mcp() {
             tn::EXECUTE_TASK,
             tn::IMAGE_GENERATE,
             tn::NOTIFY,
+            tn::READ_NOTIFICATION,
             tn::SHOW_FILE_TO_USER,
             tn::UPDATE_SCRATCHPAD,
             tn::WRITE_TODOS,

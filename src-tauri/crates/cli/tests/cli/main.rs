@@ -5,6 +5,7 @@
 
 mod approve;
 mod chat;
+mod companion;
 mod crash;
 mod store_integrity;
 mod tools;
