@@ -286,3 +286,82 @@ async fn store_assistant(
     });
     Ok(row.id)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use skald_llm::{FakeProvider, LlmProvider, Message};
+    use skald_store::{FrameStatus, NewStackFrame, Store};
+    use skald_tools::{BuiltinDeps, builtin_registry};
+
+    use super::assemble;
+    use crate::{ChatSessionHandler, FixedProvider, NullSink, SessionParams};
+
+    /// A sub-agent's frame (depth 1, as issue 13 will run them) assembles
+    /// its request with the same scratchpad block, and the person's edit
+    /// reaches its next request as it reaches the root's.
+    #[tokio::test]
+    async fn a_sub_agent_frame_gets_the_scratchpad_block_and_the_persons_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("agents/main")).unwrap();
+        std::fs::write(root.join("agents/main/AGENT.md"), "Static prompt.").unwrap();
+        let store = Store::open(&root.join("data")).await.unwrap();
+        let provider: Arc<dyn LlmProvider> = Arc::new(FakeProvider::new([]));
+        let h = ChatSessionHandler::new(
+            store.clone(),
+            Arc::new(builtin_registry(&BuiltinDeps::default())),
+            Arc::new(FixedProvider::new(provider, "m")),
+            root.join("agents"),
+        );
+        let sid = h
+            .create_session(SessionParams {
+                working_dir: Some(root.clone()),
+                ..SessionParams::default()
+            })
+            .await
+            .unwrap()
+            .id;
+        h.set_scratchpad_entry(&sid, "plan", "root wrote this")
+            .await
+            .unwrap();
+        let mut p = h.prepare(&sid, None).await.unwrap();
+        let sub = store
+            .stack()
+            .push(&NewStackFrame {
+                session_id: sid.clone(),
+                parent_id: Some(p.frame.id),
+                agent_id: "helper".into(),
+                task: Some("help".into()),
+                status: FrameStatus::Active,
+            })
+            .await
+            .unwrap();
+        assert_eq!(sub.depth, 1);
+        p.frame = sub;
+        let block = |req: &skald_llm::ChatRequest| match req.messages.first() {
+            Some(Message::System { content }) => content.clone(),
+            other => panic!("no scratchpad block: {other:?}"),
+        };
+        let sink = NullSink;
+        let t = h.turn(&p, &sink);
+        let req = assemble(&t, &p.model).await.unwrap();
+        assert_eq!(req.system.as_deref(), Some("Static prompt."));
+        assert!(block(&req).contains("## plan\nroot wrote this"));
+        // The sub-agent is offered the companion tools, not the root-only one.
+        let names: Vec<String> = req
+            .tools
+            .iter()
+            .filter_map(|d| d["function"]["name"].as_str().map(str::to_string))
+            .collect();
+        assert!(names.contains(&"update_scratchpad".to_string()));
+        assert!(!names.contains(&"read_notification".to_string()));
+
+        h.set_scratchpad_entry(&sid, "plan", "the person edited it")
+            .await
+            .unwrap();
+        let req = assemble(&t, &p.model).await.unwrap();
+        assert!(block(&req).contains("## plan\nthe person edited it"));
+    }
+}

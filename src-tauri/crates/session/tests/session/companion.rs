@@ -119,9 +119,8 @@ async fn the_scratchpad_reaches_the_next_request_after_the_model_and_the_person(
 }
 
 #[tokio::test]
-async fn the_scratchpad_is_in_a_sub_agent_frames_request_too() {
-    // No sub-agent runs yet (issue 13); the block is built per session for
-    // whichever frame assembles, which the person's API and tool share.
+async fn an_entry_the_person_set_before_any_turn_is_in_the_first_request() {
+    // (A sub-agent frame's request: `turn::tests`, with a depth-1 frame.)
     let e = env([answer("ok")]).await;
     let sid = e.session().await;
     e.handler
