@@ -66,6 +66,11 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
     { what: "the question card", timeoutMs: 20_000 },
   );
   assert.deepEqual(card, ["SQLite", "Postgres"]);
+  // Seen, not only present: the card is laid out on the page.
+  const shown = await session.execute(
+    "const r = document.querySelector('[data-testid=question-card][data-tool-call=call_q1] [data-testid=question-suggestion]').getBoundingClientRect(); return r.width > 0 && r.height > 0",
+  );
+  assert.equal(shown, true, "the question's buttons are visible");
   await session.waitFor("return !!document.querySelector('[data-testid=scratch-entry][data-key=plan]')", { what: "the scratchpad entry" });
   mkdirSync(shots, { recursive: true });
   await new Promise((r) => setTimeout(r, 500));

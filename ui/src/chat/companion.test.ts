@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ScratchpadEntryView, TodoListView } from "../bindings";
 import { companionPanel } from "./companion";
 import { questionCard, questionFromArgs } from "./question";
-import { toolCard } from "./render";
+import { waitingQuestion } from "./render";
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
@@ -115,7 +115,8 @@ describe("question card", () => {
       decisionReason: null,
     };
     const answer = vi.fn();
-    expect(toolCard(call, vi.fn(), undefined, answer).querySelector("[data-testid=question-card]")).not.toBeNull();
-    expect(toolCard({ ...call, status: "done", result: "A" }, vi.fn(), undefined, answer).querySelector("[data-testid=question-card]")).toBeNull();
+    expect(waitingQuestion(call, answer)?.dataset.testid).toBe("question-card");
+    expect(waitingQuestion({ ...call, status: "done", result: "A" }, answer)).toBeNull();
+    expect(waitingQuestion({ ...call, name: "write_todos" }, answer)).toBeNull();
   });
 });

@@ -29,7 +29,6 @@ export function toolCard(
   call: ToolCallView,
   openFile: (path: string) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
-  answerQuestion?: AnswerQuestion,
 ): HTMLElement {
   const summary = el(
     "summary",
@@ -63,10 +62,15 @@ export function toolCard(
     card.append(approvalPanel(approval.request, approval.actions));
     card.open = true;
   }
-  // A question still waiting: asked inline, answered from here or the Inbox.
-  const question = call.name === QUESTION_TOOL && call.status === "running" ? questionFromArgs(call.id, call.arguments) : null;
-  if (question && answerQuestion) card.append(questionCard(question, answerQuestion));
   return card;
+}
+
+/** A question still waiting (a running ask_user_clarification call), asked
+ *  inline under its card — outside the collapsed details, so it is seen. */
+export function waitingQuestion(call: ToolCallView, answerQuestion?: AnswerQuestion): HTMLElement | null {
+  if (!answerQuestion || call.name !== QUESTION_TOOL || call.status !== "running") return null;
+  const question = questionFromArgs(call.id, call.arguments);
+  return question ? questionCard(question, answerQuestion) : null;
 }
 
 export function renderConversation(
@@ -85,7 +89,9 @@ export function renderConversation(
     }
     for (const c of m.toolCalls) {
       const request = view.approvals[c.id];
-      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, answerQuestion));
+      node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined));
+      const question = waitingQuestion(c, answerQuestion);
+      if (question) node.append(question);
     }
     items.push(node);
   }
