@@ -137,7 +137,16 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     view = applyEvent(view, event);
     paint();
     sideEffects(event);
-    if (event.type === "turnEnded") void reload().catch(() => undefined);
+    if (event.type === "turnEnded") {
+      // History has no outcome: keep how the turn ended ("Stopped.") shown.
+      const outcome = event.outcome;
+      void reload()
+        .then(() => {
+          view = { ...view, outcome };
+          paint();
+        })
+        .catch(() => undefined);
+    }
   };
   const attached = deps.api.attachSession(current, follow).catch(() => false);
   view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());
