@@ -22,11 +22,26 @@ pub fn watch(app: tauri::AppHandle, store: Store, mut changes: watch::Receiver<u
     tauri::async_runtime::spawn(async move {
         let mut seen: HashSet<String> = HashSet::new();
         loop {
-            if let Ok(rows) = store
+            if let Ok(mut rows) = store
                 .tool_calls()
                 .list_by_status(&[ToolCallStatus::Pending])
                 .await
             {
+                // Questions wait for the person too (their calls run).
+                let questions = store
+                    .clarifications()
+                    .list_pending()
+                    .await
+                    .unwrap_or_default();
+                let asking: HashSet<String> =
+                    questions.iter().map(|q| q.tool_call_id.clone()).collect();
+                if let Ok(running) = store
+                    .tool_calls()
+                    .list_by_status(&[ToolCallStatus::Running])
+                    .await
+                {
+                    rows.extend(running.into_iter().filter(|r| asking.contains(&r.id)));
+                }
                 let ids: HashSet<String> = rows.iter().map(|r| r.id.clone()).collect();
                 if ids != seen {
                     let _ = app.emit(APPROVALS_CHANGED, ids.len());
@@ -38,7 +53,9 @@ pub fn watch(app: tauri::AppHandle, store: Store, mut changes: watch::Receiver<u
                     .and_then(|w| w.is_visible().ok())
                     .is_some_and(|visible| !visible);
                 if hidden && let Some(first) = fresh.first() {
-                    let body = if fresh.len() == 1 {
+                    let body = if fresh.len() == 1 && asking.contains(&first.id) {
+                        "A question waits for your answer.".to_string()
+                    } else if fresh.len() == 1 {
                         format!("{} waits for your approval.", first.name)
                     } else {
                         format!("{} calls wait for your approval.", fresh.len())

@@ -66,6 +66,7 @@ pub fn run() {
             };
             state.watch_restart(app.handle().clone());
             state.resume_in_background();
+            state.deliver_notifications();
             attention::watch(
                 app.handle().clone(),
                 state.store.clone(),
@@ -98,6 +99,12 @@ pub fn run() {
             commands::chat::send_message,
             commands::chat::stop_turn,
             commands::chat::attach_session,
+            commands::companion::get_scratchpad,
+            commands::companion::set_scratchpad_entry,
+            commands::companion::remove_scratchpad_entry,
+            commands::companion::session_todos,
+            commands::companion::list_questions,
+            commands::companion::answer_question,
             commands::settings::list_providers,
             commands::settings::add_provider,
             commands::settings::set_default_model,

@@ -71,6 +71,13 @@ impl AppState {
         });
     }
 
+    /// Delivers what background and system agents `notify` into the Home
+    /// conversation (batched, the root turn resumed), for the app's life.
+    pub fn deliver_notifications(&self) {
+        let sessions = self.sessions.clone();
+        tauri::async_runtime::spawn(async move { sessions.run_notifications(NullSink).await });
+    }
+
     /// Restarts the app once the `restart` tool has asked for it — after its
     /// `chat_llm_tools` row is marked done, so the restarted app does not see
     /// an interrupted restart and run it again.

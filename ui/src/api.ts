@@ -12,6 +12,9 @@ import type {
   LocalOllamaView,
   NewProviderInput,
   PendingApprovalView,
+  PendingQuestionView,
+  ScratchpadEntryView,
+  TodoListView,
   BypassScopeView,
   GroupView,
   RunContextView,
@@ -134,6 +137,33 @@ export function setModelReasoning(modelId: number, reasoning: ReasoningSetting |
 }
 
 /** Every call waiting for a person, across sessions (the Agent Inbox). */
+export function getScratchpad(sessionId: string): Promise<ScratchpadEntryView[]> {
+  return invoke<ScratchpadEntryView[]>("get_scratchpad", { sessionId });
+}
+
+/** Writes an entry (an empty value deletes it); returns the scratchpad after. */
+export function setScratchpadEntry(sessionId: string, key: string, value: string): Promise<ScratchpadEntryView[]> {
+  return invoke<ScratchpadEntryView[]>("set_scratchpad_entry", { sessionId, key, value });
+}
+
+export function removeScratchpadEntry(sessionId: string, key: string): Promise<ScratchpadEntryView[]> {
+  return invoke<ScratchpadEntryView[]>("remove_scratchpad_entry", { sessionId, key });
+}
+
+/** The latest todo list of each agent of the session, root first. */
+export function sessionTodos(sessionId: string): Promise<TodoListView[]> {
+  return invoke<TodoListView[]>("session_todos", { sessionId });
+}
+
+/** Questions agents wait on, across sessions. */
+export function listQuestions(): Promise<PendingQuestionView[]> {
+  return invoke<PendingQuestionView[]>("list_questions");
+}
+
+export function answerQuestion(toolCallId: string, answer: string): Promise<void> {
+  return invoke<void>("answer_question", { toolCallId, answer });
+}
+
 export function listPending(): Promise<PendingApprovalView[]> {
   return invoke<PendingApprovalView[]>("list_pending");
 }

@@ -240,3 +240,29 @@ allowFsReads: Array<string>,
 allowFsWrites: Array<string>, workingDir: string | null, };
 
 export type BypassScopeView = { "kind": "all" } | { "kind": "tool", name: string, } | { "kind": "category", category: ToolCategory, } | { "kind": "mcpServer", server: string, };
+
+export type ScratchpadEntryView = { key: string, value: string, updatedAt: number, };
+
+export type TodoStatusView = "pending" | "in_progress" | "completed";
+
+export type TodoView = { content: string, status: TodoStatusView, };
+
+export type TodoListView = { frameId: number, agentId: string, 
+/**
+ * 0 for the root agent.
+ */
+depth: number, 
+/**
+ * The `write_todos` call it came from.
+ */
+toolCallId: string, todos: Array<TodoView>, completed: number, total: number, };
+
+export type PendingQuestionView = { 
+/**
+ * The asking call; answer with this id.
+ */
+toolCallId: string, sessionId: string, sessionTitle: string, agentId: string, title: string, 
+/**
+ * Markdown.
+ */
+question: string, suggestedAnswers: Array<string>, createdAt: number, };

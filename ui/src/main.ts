@@ -1,5 +1,5 @@
 // Boots the UI: a hash router over the pages, each fed by typed commands.
-import { appInfo, errorMessage, hideWindow, listPending, listTools, onApprovalsChanged, openExternal } from "./api";
+import { appInfo, errorMessage, hideWindow, listPending, listQuestions, listTools, onApprovalsChanged, openExternal } from "./api";
 import { el, hasUserInput } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
@@ -70,12 +70,13 @@ appInfo()
   })
   .catch(() => undefined);
 
-// The Inbox badge: how many calls wait for the person, across sessions.
+// The Inbox badge: how many calls and questions wait for the person, across sessions.
 async function refreshBadge(): Promise<void> {
   const badge = document.getElementById("inbox-badge");
   if (!badge) return;
   try {
-    const n = (await listPending()).length;
+    const [calls, questions] = await Promise.all([listPending(), listQuestions()]);
+    const n = calls.length + questions.length;
     badge.textContent = String(n);
     badge.hidden = n === 0;
   } catch {

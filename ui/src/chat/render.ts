@@ -1,6 +1,7 @@
 // Rendering of the conversation: messages, the streaming answer, tool cards.
 import type { ApprovalRequest, ToolCallView } from "../bindings";
 import { type ApprovalActions, approvalPanel } from "./approval";
+import { type AnswerQuestion, questionCard, questionFromArgs } from "./question";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
 import { type ChatView, outcomeText, type SubAgentView, type ViewMessage } from "./state";
@@ -13,6 +14,9 @@ const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   cancelled: "cancelled",
   rejected: "rejected",
 };
+
+/** tool_names::ASK_USER_CLARIFICATION */
+export const QUESTION_TOOL = "ask_user_clarification";
 
 function markdown(src: string): HTMLElement {
   const div = el("div", { class: "md" });
@@ -63,6 +67,15 @@ export function toolCard(
   return card;
 }
 
+/** A question still waiting (a running ask_user_clarification call), asked
+ *  inline under its card — outside the collapsed details, so it is seen. */
+export function waitingQuestion(call: ToolCallView, answerQuestion?: AnswerQuestion): HTMLElement | null {
+  if (!answerQuestion || call.name !== QUESTION_TOOL || call.status !== "running") return null;
+  const question = questionFromArgs(call.id, call.arguments);
+  return question ? questionCard(question, answerQuestion) : null;
+}
+
+
 /** The model's reasoning as a collapsible "thinking" block: open while it streams,
  *  collapsed once the message is stored. */
 export function thinkingBlock(text: string, live: boolean): HTMLElement {
@@ -82,6 +95,7 @@ function messageNode(
   top: ChatView,
   openFile: (path: string) => void,
   actions: ApprovalActions | undefined,
+  answerQuestion?: AnswerQuestion,
 ): HTMLElement {
   const node = el("div", { class: `msg msg-${m.role}`, "data-role": m.role, "data-key": m.key });
   if (m.reasoning) node.append(thinkingBlock(m.reasoning, false));
@@ -91,8 +105,10 @@ function messageNode(
   for (const c of m.toolCalls) {
     const request = top.approvals[c.id];
     const sub = top.subAgents[c.id];
-    const nested = sub ? subAgentNode(sub.agentId, sub.view, top, openFile, actions) : undefined;
+    const nested = sub ? subAgentNode(sub.agentId, sub.view, top, openFile, actions, answerQuestion) : undefined;
     node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, nested));
+    const question = waitingQuestion(c, answerQuestion);
+    if (question) node.append(question);
   }
   return node;
 }
@@ -104,13 +120,14 @@ function subAgentNode(
   top: ChatView,
   openFile: (path: string) => void,
   actions?: ApprovalActions,
+  answerQuestion?: AnswerQuestion,
 ): HTMLElement {
   const state = view.running ? "working" : (outcomeText(view.outcome) ?? "finished");
   return el(
     "div",
     { class: "sub-agent", "data-sub-agent": agentId },
     el("div", { class: "tool-section" }, `↳ ${agentId} — ${state}`),
-    ...view.messages.map((m) => messageNode(m, top, openFile, actions)),
+    ...view.messages.map((m) => messageNode(m, top, openFile, actions, answerQuestion)),
   );
 }
 
@@ -165,6 +182,7 @@ export function renderConversation(
   view: ChatView,
   openFile: (path: string) => void,
   actions?: ApprovalActions,
+  answerQuestion?: AnswerQuestion,
 ): void {
   let cache = caches.get(root);
   if (!cache) {
@@ -189,7 +207,7 @@ export function renderConversation(
     ) {
       node = old.node;
     } else {
-      node = messageNode(m, view, openFile, actions);
+      node = messageNode(m, view, openFile, actions, answerQuestion);
       if (old) keepOpenCards(old.node, node);
     }
     next.set(m.key, { message: m, requests, subs, node });

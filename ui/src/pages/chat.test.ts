@@ -165,3 +165,26 @@ describe("chat page", () => {
   });
 });
 
+
+describe("chat page and the companion tools", () => {
+  it("opens a shown file in the viewer, relative to the session's directory", async () => {
+    const api = fakeApi();
+    api.sendMessage = vi.fn(async (_id: string, _text: string, onEvent: (e: SessionEvent) => void) => {
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      onEvent({ type: "openFile", sessionId: "s1", path: "docs/a.md" });
+      onEvent({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+      return { kind: "completed" };
+    });
+    const navigate = vi.fn();
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate });
+    const input = root.querySelector("[data-testid=composer]") as HTMLTextAreaElement;
+    input.value = "show it";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    await flush();
+    expect(navigate).toHaveBeenCalledWith("#/view?path=%2Fw%2Fdocs%2Fa.md");
+    root.remove();
+  });
+});

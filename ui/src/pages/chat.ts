@@ -2,6 +2,7 @@
 // right. Events of the running turn are folded into the view as they arrive.
 import * as api from "../api";
 import type { ApprovalRequest, SessionEvent } from "../bindings";
+import { companionPanel } from "../chat/companion";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, settle } from "../chat/state";
 import { el } from "../dom";
@@ -17,6 +18,14 @@ const defaultDeps: ChatDeps = { api, navigate: (h) => (location.hash = h) };
 
 export function openFileHash(path: string): string {
   return `#/view?path=${encodeURIComponent(path)}`;
+}
+
+/** An `OpenFile` path (relative to the session's working directory inside
+ *  it) as the viewer opens it. */
+export function resolveShown(path: string, workingDir: string | null | undefined): string {
+  if (path.startsWith("/") || !workingDir) return path;
+  if (path === ".") return workingDir;
+  return `${workingDir.replace(/\/+$/, "")}/${path}`;
 }
 
 /** Mounts the chat for `sessionId` (or the newest session, or an empty state). */
@@ -36,8 +45,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const composer = el("div", { class: "composer" }, input, send, stop);
   const main = el("section", { class: "chat-main" }, conversation, composer);
   if (current) main.prepend(sessionSettingsPanel(current, deps));
+  const companion = current ? companionPanel(current, deps.api) : null;
+  const refreshCompanion = () => void companion?.refresh().catch(() => undefined);
   let aside = sessionList(sessions, current, deps);
-  root.replaceChildren(el("div", { class: "chat" }, aside, main));
+  root.replaceChildren(el("div", { class: "chat" }, aside, main, ...(companion ? [companion.node] : [])));
   // A new session takes its title from the first message: show it.
   const refreshSessions = async () => {
     const fresh = sessionList(await deps.api.listSessions(), current, deps);
@@ -47,6 +58,14 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
 
   let view: ChatView = emptyView();
   const openFile = (p: string) => deps.navigate(openFileHash(p));
+  const workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
+  // What a turn's events mean beside the conversation: the panels follow
+  // tool results, and show_file_to_user opens the viewer.
+  const sideEffects = (event: SessionEvent) => {
+    if (event.type === "toolDone" || event.type === "turnEnded") refreshCompanion();
+    if (event.type === "openFile") openFile(resolveShown(event.path, workingDir));
+  };
+  const answerQuestion = (id: string, text: string) => deps.api.answerQuestion(id, text);
   // Calls of this session that wait for the person (the Inbox's truth).
   const pendingHere = async (): Promise<ApprovalRequest[]> => {
     try {
@@ -85,7 +104,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     stickToBottom = conversation.scrollHeight - conversation.scrollTop - conversation.clientHeight < 40;
   });
   const paint = () => {
-    renderConversation(conversation, view, openFile, actions);
+    renderConversation(conversation, view, openFile, actions, answerQuestion);
     stop.hidden = !view.running;
     send.disabled = view.running || !current;
     if (stickToBottom) conversation.scrollTop = conversation.scrollHeight;
@@ -105,6 +124,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     if (frame !== null) cancelAnimationFrame(frame);
     frame = null;
     paint();
+    sideEffects(event);
   };
   if (!current) {
     input.disabled = true;
@@ -130,6 +150,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   loaded = true;
   for (const event of early) view = applyEvent(view, event);
   paint();
+  refreshCompanion();
 
   const submit = async () => {
     const text = input.value.trim();

@@ -70,7 +70,7 @@ const fn seed(
 const HARMLESS: &str = "Seeded: harmless bookkeeping tool, runs without asking.";
 
 /// The seeds, in insertion order.
-pub const SEED_RULES: [SeedRule; 11] = [
+pub const SEED_RULES: [SeedRule; 12] = [
     SeedRule {
         key: "fs-secrets-deny",
         tool_pattern: ToolClass::FsAny.as_pattern(),
@@ -138,6 +138,13 @@ pub const SEED_RULES: [SeedRule; 11] = [
         priority: CATCH_ALL_PRIORITY,
         note: "Seeded: anything no other rule covers is asked about.",
     },
+    // Later seeds go last, so the ids of the earlier ones stay as they were.
+    seed(
+        "read-notification-allow",
+        tn::READ_NOTIFICATION,
+        Action::Allow,
+        HARMLESS,
+    ),
 ];
 
 impl SeedRule {

@@ -280,9 +280,14 @@ pub async fn inbox(data_dir: &Path, json: bool) -> ExitCode {
         Err(e) => return fail(1, &e),
     };
     let list = host.handler.list_pending().await;
+    let questions = host.handler.pending_questions().await;
     host.close().await;
     let list = match list {
         Ok(l) => l,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let questions = match questions {
+        Ok(q) => q,
         Err(e) => return fail(1, &e.to_string()),
     };
     if json {
@@ -294,11 +299,11 @@ pub async fn inbox(data_dir: &Path, json: bool) -> ExitCode {
             Err(e) => fail(1, &format!("cannot serialise the inbox: {e}")),
         };
     }
-    if list.is_empty() {
-        eprintln!("skald: nothing waits for approval");
+    if list.is_empty() && questions.is_empty() {
+        eprintln!("skald: nothing waits for approval or an answer");
         return ExitCode::SUCCESS;
     }
-    let lines: Vec<String> = list
+    let mut lines: Vec<String> = list
         .iter()
         .map(|p| {
             format!(
@@ -307,6 +312,7 @@ pub async fn inbox(data_dir: &Path, json: bool) -> ExitCode {
             )
         })
         .collect();
+    lines.extend(crate::companion::question_lines(&questions));
     print_out(&lines.join("\n"));
     ExitCode::SUCCESS
 }

@@ -187,6 +187,7 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     };
     eprintln!("skald: session {session_id}");
     let ctrl_c = stop_on_ctrl_c(h, &session_id);
+    let questions = crate::companion::ask_on_terminal(h, &session_id);
     let sink = ApprovingSink::new(args.approve, host.approvals.clone());
     let result = h
         .send_message_with(
@@ -197,6 +198,7 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
         )
         .await;
     ctrl_c.abort();
+    questions.abort();
     sink.print.end_line();
     match result {
         Ok(outcome) => outcome_code(&outcome),

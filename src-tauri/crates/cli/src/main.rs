@@ -13,6 +13,7 @@ mod agents;
 mod approve;
 mod catalog_md;
 mod chat;
+mod companion;
 mod models;
 mod print;
 
@@ -80,7 +81,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
     },
-    /// List the tool calls waiting for approval, across sessions.
+    /// List what waits for the person across sessions: tool calls to
+    /// approve, then questions to answer (`--json`: the approvals only).
     Inbox {
         /// Machine-readable (the `PendingApprovalView` IPC type).
         #[arg(long)]
@@ -108,6 +110,22 @@ enum Command {
         /// Machine-readable: `{agents: [...], problems: [...]}`.
         #[arg(long)]
         json: bool,
+    },
+    /// Answer a question an agent waits on (its id from `skald inbox`);
+    /// the turn goes on with TEXT as the answer.
+    Answer {
+        /// The question's id (its tool call id).
+        id: String,
+        /// The answer.
+        text: String,
+    },
+    /// Show a session's scratchpad (default: the most recent session), or
+    /// change one entry: `set KEY VALUE`, `rm KEY`.
+    Scratchpad {
+        /// The session (default: the most recent one).
+        session: Option<String>,
+        #[command(subcommand)]
+        change: Option<ScratchpadCommand>,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -161,6 +179,14 @@ impl From<EnvKindArg> for skald_session::EnvKind {
             EnvKindArg::Ollama => skald_session::EnvKind::Ollama,
         }
     }
+}
+
+#[derive(Subcommand)]
+enum ScratchpadCommand {
+    /// Write an entry (an empty VALUE deletes it).
+    Set { key: String, value: String },
+    /// Delete an entry.
+    Rm { key: String },
 }
 
 #[derive(Subcommand)]
@@ -291,6 +317,25 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Agents { json } => match data_dir(cli.data_dir) {
             Ok(dir) => agents::agents(&dir, json),
+            Err(code) => code,
+        },
+        Command::Answer { id, text } => match data_dir(cli.data_dir) {
+            Ok(dir) => companion::answer(&dir, &id, &text).await,
+            Err(code) => code,
+        },
+        Command::Scratchpad { session, change } => match data_dir(cli.data_dir) {
+            Ok(dir) => {
+                let action = match change {
+                    None => companion::ScratchpadAction::Show,
+                    Some(ScratchpadCommand::Set { key, value }) => {
+                        companion::ScratchpadAction::Set { key, value }
+                    }
+                    Some(ScratchpadCommand::Rm { key }) => {
+                        companion::ScratchpadAction::Remove { key }
+                    }
+                };
+                companion::scratchpad(&dir, session, action).await
+            }
             Err(code) => code,
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {

@@ -12,6 +12,7 @@ use crate::{
     SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
     ToolKind, TurnOutcome, UsageView,
 };
+use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -59,6 +60,11 @@ pub fn typescript() -> String {
         decl::<RuleInput>(&cfg),
         decl::<RunContextView>(&cfg),
         decl::<BypassScopeView>(&cfg),
+        decl::<ScratchpadEntryView>(&cfg),
+        decl::<TodoStatusView>(&cfg),
+        decl::<TodoView>(&cfg),
+        decl::<TodoListView>(&cfg),
+        decl::<PendingQuestionView>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

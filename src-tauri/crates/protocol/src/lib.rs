@@ -8,6 +8,7 @@
 mod app;
 mod approval;
 pub mod bindings;
+mod companion;
 mod error;
 mod rules;
 mod session;
@@ -16,6 +17,9 @@ mod tools;
 
 pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
+pub use companion::{
+    PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView,
+};
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{

@@ -314,7 +314,7 @@ pub(crate) async fn execute(
     if crate::subagent::is_sync_task(name, &gate_call.arguments) {
         return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
     }
-    Ok(run_tool(t, name, gate_call.arguments, cancel).await)
+    Ok(run_tool(t, id, name, gate_call.arguments, cancel).await)
 }
 
 /// The stored (and shown) reason of a call a person approved.
@@ -368,6 +368,7 @@ pub(crate) async fn apply_verdict(
 /// Runs an allowed call through the round's tool set, stoppable by `cancel`.
 pub(crate) async fn run_tool(
     t: &Turn<'_>,
+    id: &str,
     name: &str,
     args: Value,
     cancel: CancellationToken,
@@ -375,7 +376,10 @@ pub(crate) async fn run_tool(
     let Some(exec) = t.tools.run(name, args) else {
         return Outcome::Failed(notes::unknown_tool(name, &available(t)));
     };
-    match drive_execution(exec.as_ref(), cancel).await {
+    // A tool that keys state by its call (a question) reads the id here.
+    let driven = crate::interface::CURRENT_CALL
+        .scope(id.to_string(), drive_execution(exec.as_ref(), cancel));
+    match driven.await {
         ExecutionOutcome::Completed(out) => Outcome::Done(out),
         ExecutionOutcome::Failed(e) => Outcome::Failed(e.to_string()),
         ExecutionOutcome::Cancelled => Outcome::Cancelled(notes::CANCELLED),

@@ -31,6 +31,14 @@ pub enum SessionError {
     #[error("no pending approval {0} (unknown, or already answered)")]
     NoPendingApproval(String),
 
+    /// No question with this id waits for an answer.
+    #[error("no pending question {0} (unknown, already answered or withdrawn)")]
+    NoPendingQuestion(String),
+
+    /// A scratchpad key or value the person gave is not usable.
+    #[error("{0}")]
+    InvalidScratchpad(String),
+
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -115,7 +123,9 @@ impl SessionError {
         match self {
             SessionError::SessionNotFound(_)
             | SessionError::AgentNotFound { .. }
-            | SessionError::NoPendingApproval(_) => ErrorCode::NotFound,
+            | SessionError::NoPendingApproval(_)
+            | SessionError::NoPendingQuestion(_) => ErrorCode::NotFound,
+            SessionError::InvalidScratchpad(_) => ErrorCode::InvalidInput,
             SessionError::Busy(_)
             | SessionError::BusyElsewhere(_)
             | SessionError::NoProvider(_)

@@ -20,10 +20,11 @@ use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 use crate::agent::DEFAULT_AGENT;
 use crate::agents::{AgentCatalog, AgentDirs};
 use crate::bus::{Attached, SessionBus};
+use crate::companion::{CompanionTools, NotificationQueue, QuestionBoard};
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::gate::{AllowAll, ApprovalGate};
-use crate::interface::{FrameContext, InterfaceTools};
+use crate::interface::{FrameContext, FrameEvents, InterfaceTools};
 use crate::known_tools::StoreKnownTools;
 use crate::provider::{ProviderResolver, ResolvedModel};
 use crate::resume::{ResumeReport, resume_session};
@@ -99,6 +100,10 @@ pub(crate) struct Inner {
     pub sources: Vec<Arc<dyn ToolSource>>,
     /// Every turn's events, for any window that follows the session.
     pub bus: SessionBus,
+    /// Wakes questions waiting for the person when one is answered here.
+    pub questions: QuestionBoard,
+    /// What `notify` queued, for delivery into Home.
+    pub notifications: NotificationQueue,
     active: Mutex<HashMap<String, CancellationToken>>,
 }
 
@@ -127,6 +132,20 @@ impl Inner {
         agent_id: &str,
         workdir: &std::path::Path,
     ) -> ToolSet {
+        self.frame_tools(session, frame_id, depth, agent_id, workdir)
+            .0
+    }
+
+    /// [`toolset`](Self::toolset) and where its tools raise events.
+    pub(crate) fn frame_tools(
+        &self,
+        session: &SessionRow,
+        frame_id: i64,
+        depth: u32,
+        agent_id: &str,
+        workdir: &std::path::Path,
+    ) -> (ToolSet, FrameEvents) {
+        let events = FrameEvents::default();
         let mut set = ToolSet::new();
         set.add_source(self.registry.as_ref());
         for s in &self.sources {
@@ -149,6 +168,7 @@ impl Inner {
                 working_dir: workdir.to_path_buf(),
                 run_context: session.run_context.clone(),
                 store: self.store.clone(),
+                events: events.clone(),
             };
             for f in &self.interface {
                 for tool in f.build(&frame) {
@@ -156,7 +176,7 @@ impl Inner {
                 }
             }
         }
-        set
+        (set, events)
     }
 }
 
@@ -287,7 +307,12 @@ impl ChatSessionHandler {
             agents,
             gate,
             config,
-            interface: Vec::new(),
+            // Every session works with the person: scratchpad, todos,
+            // showing files, asking questions.
+            interface: vec![Arc::new(CompanionTools::new(
+                QuestionBoard::default(),
+                NotificationQueue::default(),
+            ))],
             sources: Vec::new(),
         })
     }
@@ -304,9 +329,19 @@ impl ChatSessionHandler {
             sources,
         } = p;
         let discovery = ToolDiscovery::new(Arc::new(StoreKnownTools::new(store.clone())));
+        let questions = interface
+            .iter()
+            .find_map(|f| f.question_board())
+            .unwrap_or_default();
+        let notifications = interface
+            .iter()
+            .find_map(|f| f.notification_queue())
+            .unwrap_or_default();
         Self {
             inner: Arc::new(Inner {
                 bus: SessionBus::default(),
+                questions,
+                notifications,
                 interface,
                 sources,
                 store,
@@ -490,6 +525,13 @@ impl ChatSessionHandler {
         let session = self.session_row(session_id).await?;
         let frame = root_frame(&self.inner.store, &session).await?;
         let workdir = session_workdir(&session)?;
+        let (tools, events) = self.inner.frame_tools(
+            &session,
+            frame.id,
+            frame_depth(&frame),
+            &session.agent_id,
+            &workdir,
+        );
         let turn = Turn {
             inner: &self.inner,
             session: &session,
@@ -498,13 +540,8 @@ impl ChatSessionHandler {
             depth: 0,
             scope: None,
             workdir: &workdir,
-            tools: self.inner.toolset(
-                &session,
-                frame.id,
-                frame_depth(&frame),
-                &session.agent_id,
-                &workdir,
-            ),
+            tools,
+            events,
             system: "",
             model: None,
             sink: &sink,
@@ -569,6 +606,31 @@ impl ChatSessionHandler {
             }
         }
         Ok(out)
+    }
+
+    /// Resumes one session as [`resume_all`](Self::resume_all) would (after
+    /// `skald answer` gave the answer its re-run call will find). `None`
+    /// when another process runs the session: its waiting call has the
+    /// answer within a poll.
+    pub async fn resume_session(
+        &self,
+        session_id: &str,
+        model: Option<&str>,
+        sink: impl EventSink,
+    ) -> Result<Option<ResumedSession>, SessionError> {
+        let interrupted = self
+            .inner
+            .store
+            .stack()
+            .list_for_session(session_id)
+            .await?
+            .iter()
+            .any(|f| f.depth == 0 && f.status == FrameStatus::Active);
+        match self.resume_one(session_id, interrupted, model, &sink).await {
+            Ok(r) => Ok(Some(r)),
+            Err(SessionError::BusyElsewhere(_) | SessionError::Busy(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     async fn resume_one(
@@ -696,6 +758,13 @@ impl ChatSessionHandler {
     }
 
     pub(crate) fn turn<'a>(&'a self, p: &'a Prepared, sink: &'a dyn EventSink) -> Turn<'a> {
+        let (tools, events) = self.inner.frame_tools(
+            &p.session,
+            p.frame.id,
+            frame_depth(&p.frame),
+            &p.session.agent_id,
+            &p.workdir,
+        );
         Turn {
             inner: &self.inner,
             session: &p.session,
@@ -704,13 +773,8 @@ impl ChatSessionHandler {
             depth: 0,
             scope: None,
             workdir: &p.workdir,
-            tools: self.inner.toolset(
-                &p.session,
-                p.frame.id,
-                frame_depth(&p.frame),
-                &p.session.agent_id,
-                &p.workdir,
-            ),
+            tools,
+            events,
             system: &p.system,
             model: Some(&p.model),
             sink,

@@ -118,6 +118,13 @@ impl ChatSessionHandler {
                 session = self.session_row(&row.session_id).await?;
                 frame = root_frame(store, &session).await?;
                 workdir = session_workdir(&session)?;
+                let (tools, events) = self.inner.frame_tools(
+                    &session,
+                    frame.id,
+                    crate::handler::frame_depth(&frame),
+                    &session.agent_id,
+                    &workdir,
+                );
                 Turn {
                     inner: &self.inner,
                     session: &session,
@@ -126,13 +133,8 @@ impl ChatSessionHandler {
                     depth: 0,
                     scope: None,
                     workdir: &workdir,
-                    tools: self.inner.toolset(
-                        &session,
-                        frame.id,
-                        crate::handler::frame_depth(&frame),
-                        &session.agent_id,
-                        &workdir,
-                    ),
+                    tools,
+                    events,
                     system: "",
                     model: None,
                     sink,
@@ -160,6 +162,9 @@ impl ChatSessionHandler {
         };
         let child_turn = child.as_ref().map(|f| {
             let depth = crate::handler::frame_depth(f);
+            let (tools, events) =
+                self.inner
+                    .frame_tools(turn.session, f.id, depth, &f.agent_id, turn.workdir);
             Turn {
                 inner: &self.inner,
                 session: turn.session,
@@ -170,9 +175,8 @@ impl ChatSessionHandler {
                     parent_call_id: f.parent_call_id.clone().unwrap_or_default(),
                 }),
                 workdir: turn.workdir,
-                tools: self
-                    .inner
-                    .toolset(turn.session, f.id, depth, &f.agent_id, turn.workdir),
+                tools,
+                events,
                 system: "",
                 model: None,
                 sink,
@@ -185,7 +189,7 @@ impl ChatSessionHandler {
                 Some(outcome) => outcome,
                 None => {
                     emit_start(settle_in, id, &row.name, args.clone());
-                    run_tool(settle_in, &row.name, args, cancel.clone()).await
+                    run_tool(settle_in, &row.id, &row.name, args, cancel.clone()).await
                 }
             };
             record(settle_in, id, outcome).await?;

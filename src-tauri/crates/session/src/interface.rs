@@ -11,10 +11,41 @@
 //! [`ChatSessionHandler::with_interface_tools`]: crate::ChatSessionHandler::with_interface_tools
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use skald_core_api::Tool;
+use skald_protocol::SessionEvent;
 use skald_store::Store;
+
+/// Events a frame's tools raise (`OpenFile`); the turn sends them, in
+/// order, to its sink and the session bus before its next event.
+#[derive(Clone, Default)]
+pub struct FrameEvents(Arc<Mutex<Vec<SessionEvent>>>);
+
+impl FrameEvents {
+    pub fn emit(&self, event: SessionEvent) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event);
+    }
+
+    pub(crate) fn take(&self) -> Vec<SessionEvent> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+tokio::task_local! {
+    /// The id of the call being run (`chat_llm_tools.id`), while it runs.
+    pub(crate) static CURRENT_CALL: String;
+}
+
+/// The id of the tool call whose execution is being polled, for a tool
+/// that keys state by its call (a question asked once, re-asked after a
+/// restart). `None` outside the driver.
+pub fn current_call_id() -> Option<String> {
+    CURRENT_CALL.try_with(Clone::clone).ok()
+}
 
 /// The frame a set of tools is built for.
 #[derive(Clone)]
@@ -28,11 +59,23 @@ pub struct FrameContext {
     /// The session's stored RunContext (JSON), inherited by its tasks.
     pub run_context: Option<serde_json::Value>,
     pub store: Store,
+    /// Where the frame's tools raise events for the person's UI.
+    pub events: FrameEvents,
 }
 
 /// Builds a kind of InterfaceTool for a frame.
 pub trait InterfaceTools: Send + Sync {
     fn build(&self, frame: &FrameContext) -> Vec<Arc<dyn Tool>>;
+
+    /// The board its questions wait on, for a factory that asks the person.
+    fn question_board(&self) -> Option<crate::QuestionBoard> {
+        None
+    }
+
+    /// The queue its notifications go to, for a factory that notifies.
+    fn notification_queue(&self) -> Option<crate::companion::NotificationQueue> {
+        None
+    }
 }
 
 impl<F> InterfaceTools for F

@@ -14,6 +14,7 @@ mod approval;
 mod assemble;
 mod bus;
 mod calls;
+pub mod companion;
 mod env_models;
 mod error;
 mod events;
@@ -39,6 +40,7 @@ pub use agents::{
 };
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use bus::{Attached, SessionBus, session_of};
+pub use companion::{CompanionTools, QuestionBoard};
 pub use env_models::{
     ENV_MODEL_SETTING, EnvEndpoint, EnvKind, EnvModelChoice, env_endpoints, env_model_choice,
     set_env_model,
@@ -47,7 +49,7 @@ pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
-pub use interface::{FrameContext, InterfaceTools};
+pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

@@ -323,6 +323,9 @@ async fn continue_frame(
         ));
     };
     let depth = frame_depth(frame);
+    let (tools, events) =
+        t.inner
+            .frame_tools(t.session, frame.id, depth, &frame.agent_id, t.workdir);
     let child = Turn {
         inner: t.inner,
         session: t.session,
@@ -333,9 +336,8 @@ async fn continue_frame(
             parent_call_id: call_id.to_string(),
         }),
         workdir: t.workdir,
-        tools: t
-            .inner
-            .toolset(t.session, frame.id, depth, &frame.agent_id, t.workdir),
+        tools,
+        events,
         system: &system,
         model: Some(model),
         sink: t.sink,

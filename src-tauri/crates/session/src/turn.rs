@@ -14,7 +14,7 @@ use serde_json::Value;
 use skald_core_api::CancellationToken;
 use skald_core_api::ToolDef;
 use skald_llm::{
-    AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
+    AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{AssistantExtras, NewMessage, Role, SessionRow};
@@ -24,10 +24,12 @@ use skald_tools::{Audience, ToolSet};
 use crate::approval::awaits_approval;
 use crate::assemble::{extras_of, to_messages_awaiting, tool_calls_json};
 use crate::calls::{run_call, run_calls_together, skip_cancelled};
+use crate::companion::scratchpad_block;
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
+use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
 use crate::subagent::is_sync_task_call;
 
@@ -52,6 +54,8 @@ pub(crate) struct Turn<'a> {
     pub workdir: &'a Path,
     /// The tools of this turn's frame: what is offered and what runs.
     pub tools: ToolSet,
+    /// What those tools raised, sent before the turn's next event.
+    pub events: FrameEvents,
     pub system: &'a str,
     /// `None` when only resuming tools (no LLM round).
     pub model: Option<&'a ResolvedModel>,
@@ -66,6 +70,11 @@ impl Turn<'_> {
     /// To the starter's sink and the session-wide bus; a sub-agent's
     /// wrapped with its frame and the call that started it.
     pub fn emit(&self, event: SessionEvent) {
+        // What the frame's tools raised (a file to show) goes first, as is.
+        for raised in self.events.take() {
+            self.inner.bus.publish(&raised);
+            self.sink.emit(raised);
+        }
         let event = match &self.scope {
             None => event,
             Some(scope) => SessionEvent::SubAgent {
@@ -204,10 +213,19 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     // A tool the session's group denies by name is not offered (the lazy
     // config group included); MCP tools always are.
     let tools = t.inner.gate.visible_tools(t.session_id(), tools).await;
+    // The scratchpad is its own block after the static prompt (which stays
+    // byte-identical, cacheable), read fresh each round so a person's edit
+    // or another agent's update reaches the very next request.
+    let scratchpad = store.scratchpad().entries(t.session_id()).await?;
+    let mut messages = Vec::with_capacity(rows.len() + 1);
+    if let Some(block) = scratchpad_block(&scratchpad) {
+        messages.push(Message::system(block));
+    }
+    messages.extend(to_messages_awaiting(&rows, &awaiting));
     Ok(ChatRequest {
         model: model.model.clone(),
         system: (!t.system.is_empty()).then(|| t.system.to_string()),
-        messages: to_messages_awaiting(&rows, &awaiting),
+        messages,
         tools,
         max_tokens: None,
         temperature: None,
@@ -316,4 +334,83 @@ async fn store_assistant(
         text: text.to_string(),
     });
     Ok(row.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use skald_llm::{FakeProvider, LlmProvider, Message};
+    use skald_store::{FrameStatus, NewStackFrame, Store};
+    use skald_tools::{BuiltinDeps, builtin_registry};
+
+    use super::assemble;
+    use crate::{ChatSessionHandler, FixedProvider, NullSink, SessionParams};
+
+    /// A sub-agent's frame (depth 1, as issue 13 will run them) assembles
+    /// its request with the same scratchpad block, and the person's edit
+    /// reaches its next request as it reaches the root's.
+    #[tokio::test]
+    async fn a_sub_agent_frame_gets_the_scratchpad_block_and_the_persons_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("agents/main")).unwrap();
+        std::fs::write(root.join("agents/main/AGENT.md"), "Static prompt.").unwrap();
+        let store = Store::open(&root.join("data")).await.unwrap();
+        let provider: Arc<dyn LlmProvider> = Arc::new(FakeProvider::new([]));
+        let h = ChatSessionHandler::new(
+            store.clone(),
+            Arc::new(builtin_registry(&BuiltinDeps::default())),
+            Arc::new(FixedProvider::new(provider, "m")),
+            root.join("agents"),
+        );
+        let sid = h
+            .create_session(SessionParams {
+                working_dir: Some(root.clone()),
+                ..SessionParams::default()
+            })
+            .await
+            .unwrap()
+            .id;
+        h.set_scratchpad_entry(&sid, "plan", "root wrote this")
+            .await
+            .unwrap();
+        let mut p = h.prepare(&sid, None).await.unwrap();
+        let sub = store
+            .stack()
+            .push(&NewStackFrame {
+                session_id: sid.clone(),
+                parent_id: Some(p.frame.id),
+                agent_id: "helper".into(),
+                task: Some("help".into()),
+                status: FrameStatus::Active,
+            })
+            .await
+            .unwrap();
+        assert_eq!(sub.depth, 1);
+        p.frame = sub;
+        let block = |req: &skald_llm::ChatRequest| match req.messages.first() {
+            Some(Message::System { content }) => content.clone(),
+            other => panic!("no scratchpad block: {other:?}"),
+        };
+        let sink = NullSink;
+        let t = h.turn(&p, &sink);
+        let req = assemble(&t, &p.model).await.unwrap();
+        assert_eq!(req.system.as_deref(), Some("Static prompt."));
+        assert!(block(&req).contains("## plan\nroot wrote this"));
+        // The sub-agent is offered the companion tools, not the root-only one.
+        let names: Vec<String> = req
+            .tools
+            .iter()
+            .filter_map(|d| d["function"]["name"].as_str().map(str::to_string))
+            .collect();
+        assert!(names.contains(&"update_scratchpad".to_string()));
+        assert!(!names.contains(&"read_notification".to_string()));
+
+        h.set_scratchpad_entry(&sid, "plan", "the person edited it")
+            .await
+            .unwrap();
+        let req = assemble(&t, &p.model).await.unwrap();
+        assert!(block(&req).contains("## plan\nthe person edited it"));
+    }
 }

@@ -28,6 +28,7 @@ pub use lease::{SessionLease, StartupLock};
 pub use repo::approval::{
     ApprovalRepo, ApprovalRuleRow, DEFAULT_GROUP, NewApprovalRule, PermissionGroupRow, RuleAction,
 };
+pub use repo::clarifications::{ClarificationRow, ClarificationsRepo, NewClarification};
 pub use repo::grants::GrantsRepo;
 pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
 pub use repo::jobs::{JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob};
@@ -35,7 +36,7 @@ pub use repo::known_tools::{KnownToolRow, KnownToolsRepo, NewKnownTool};
 pub use repo::providers::{
     ModelRow, NewModel, NewProvider, ProviderKind, ProviderRow, ProvidersRepo,
 };
-pub use repo::scratchpad::{ScratchpadRepo, ScratchpadRow};
+pub use repo::scratchpad::{ScratchpadEntry, ScratchpadRepo, ScratchpadRow};
 pub use repo::secrets::SecretsRepo;
 pub use repo::sessions::{NewSession, SessionRow, SessionsRepo};
 pub use repo::settings::SettingsRepo;

@@ -187,6 +187,11 @@ impl Store {
         GrantsRepo::new(self.pool.clone())
     }
 
+    /// Questions agents asked the person.
+    pub fn clarifications(&self) -> crate::repo::clarifications::ClarificationsRepo {
+        crate::repo::clarifications::ClarificationsRepo::new(self.pool.clone())
+    }
+
     /// The per-session scratchpad.
     pub fn scratchpad(&self) -> ScratchpadRepo {
         ScratchpadRepo::new(self.pool.clone())

@@ -58,7 +58,7 @@ impl ToolCatalog {
 /// The core-owned tools injected outside the registry, listed up front so
 /// they can be given rules before their first use. Sorted by name.
 pub fn synthetic_tools() -> Vec<ToolInfo> {
-    let entries: [(&str, Option<ToolCategory>, &str); 10] = [
+    let entries: [(&str, Option<ToolCategory>, &str); 11] = [
         (
             tn::ACTIVATE_TOOLS,
             Some(ToolCategory::Config),
@@ -66,8 +66,8 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         ),
         (
             tn::ASK_USER_CLARIFICATION,
-            None,
-            "Pauses and asks the person a question, with optional suggested answers.",
+            Some(ToolCategory::Introspection),
+            "Asks the person a question (Markdown, optional suggested answers) and waits for the answer, which is its result; kept across restarts, withdrawn by Stop. Not offered to system agents.",
         ),
         (
             tn::EXECUTE_SUBTASK,
@@ -91,22 +91,27 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         ),
         (
             tn::NOTIFY,
-            None,
-            "Queues a structured notification to the home conversation.",
+            Some(ToolCategory::Introspection),
+            "Background and system agents only: queues a structured notification (source, summary, event_type, event_time, refs) for the person's Home conversation.",
+        ),
+        (
+            tn::READ_NOTIFICATION,
+            Some(ToolCategory::Introspection),
+            "Root agent only: background notifications arrive as completed calls of it (a JSON list), batched within 200 ms into the Home conversation.",
         ),
         (
             tn::SHOW_FILE_TO_USER,
-            None,
-            "Opens a file in the person's file viewer (Markdown, code, images, SVG, PDF, LaTeX source, HTML).",
+            Some(ToolCategory::Introspection),
+            "Opens a file in the person's file viewer (Markdown, code, images, SVG, PDF, LaTeX source, HTML); files under secrets/ are refused.",
         ),
         (
             tn::UPDATE_SCRATCHPAD,
-            None,
-            "Writes the session's shared scratchpad, seen by every agent in the session.",
+            Some(ToolCategory::Introspection),
+            "Writes one entry (key, value) of the session's shared, persisted scratchpad, injected into every agent's requests after the static prompt; an empty value deletes. The person edits it in the Scratchpad panel.",
         ),
         (
             tn::WRITE_TODOS,
-            None,
+            Some(ToolCategory::Introspection),
             "Keeps the calling agent's private todo list; re-send the whole list with statuses on every call.",
         ),
     ];
@@ -118,7 +123,7 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
             category,
             kind: ToolKind::Synthetic,
             sub_agents_only: false,
-            root_agent_only: false,
+            root_agent_only: name == tn::READ_NOTIFICATION,
         })
         .collect()
 }

@@ -229,6 +229,7 @@ fn catalog_lists_registry_synthetic_and_empty_mcp() {
             tn::IMAGE_GENERATE,
             tn::LIST_ITEMS,
             tn::NOTIFY,
+            tn::READ_NOTIFICATION,
             tn::SHOW_FILE_TO_USER,
             tn::UPDATE_SCRATCHPAD,
             tn::WRITE_TODOS,

@@ -29,7 +29,7 @@ async fn fresh_ids_match_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.unwrap();
     let report = seed_default_rules(&store).await.unwrap();
-    assert_eq!(report.inserted, (1..=11).collect::<Vec<i64>>());
+    assert_eq!(report.inserted, (1..=12).collect::<Vec<i64>>());
     assert_eq!(load_snapshot(&store).await.unwrap(), seeded_snapshot());
 }
 

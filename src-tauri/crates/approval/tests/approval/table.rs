@@ -198,7 +198,7 @@ fn patterns() -> Vec<Case> {
             .group("dev")
             .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
             .is(Deny, X),
-        case("exact name matches only that tool", tn::READ_NOTIFICATION)
+        case("exact name matches only that tool", tn::LIST_SECRETS)
             .group("dev")
             .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
             .is(Require, C),
@@ -790,6 +790,8 @@ fn seeded() -> Vec<Case> {
         case("seed: restart asks", tn::RESTART).is(Require, Some(RESTART_REQUIRE)),
         case("seed: write_todos runs", tn::WRITE_TODOS).is(Allow, Some(TODOS_ALLOW)),
         case("seed: notify runs", tn::NOTIFY).is(Allow, Some(NOTIFY_ALLOW)),
+        case("seed: read_notification runs", tn::READ_NOTIFICATION)
+            .is(Allow, Some(READ_NOTIFICATION_ALLOW)),
         case("seed: activate_tools runs", tn::ACTIVATE_TOOLS).is(Allow, Some(ACTIVATE_ALLOW)),
         case("seed: show_file_to_user runs", tn::SHOW_FILE_TO_USER)
             .path("docs/a.md")

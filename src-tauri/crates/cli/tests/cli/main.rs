@@ -6,6 +6,7 @@
 mod agents;
 mod approve;
 mod chat;
+mod companion;
 mod crash;
 mod models;
 mod store_integrity;

@@ -292,3 +292,111 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
     assert_eq!(mock.requests().len(), 5);
     store.close().await;
 }
+
+/// A question survives a SIGKILL of the process that asked: the restarted
+/// process re-asks it (the same pending row), an answer given from another
+/// process (the Inbox) reaches it, and the turn goes on with it.
+#[tokio::test]
+async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let mock = MockOpenAi::start([
+        sse_tool_call(
+            "call_q",
+            "ask_user_clarification",
+            &json!({"title": "Colour", "question": "Which colour?",
+                    "suggested_answers": ["red", "blue"]})
+            .to_string(),
+        ),
+        sse_text("Blue it is."),
+    ])
+    .unwrap();
+    let mut child = harness(&data, &work, &mock)
+        .args(["chat", "Paint it"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let store = Store::open(&data).await.unwrap();
+    let asked = async |store: &Store| {
+        let start = Instant::now();
+        loop {
+            let pending = store.clarifications().list_pending().await.unwrap();
+            if let Some(q) = pending.into_iter().next() {
+                return q;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "never asked");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let q = asked(&store).await;
+    assert_eq!(
+        (q.tool_call_id.as_str(), q.title.as_str()),
+        ("call_q", "Colour")
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    // Still pending on disk; the call is left running (re-run on start).
+    let q = store.clarifications().get("call_q").await.unwrap().unwrap();
+    assert_eq!(q.status, "pending");
+
+    // Restart: the call is re-run and asks again, waiting.
+    let mut restarted = harness(&data, &work, &mock)
+        .arg("resume")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        restarted.try_wait().unwrap().is_none(),
+        "resume must wait for the answer"
+    );
+    assert_eq!(mock.requests().len(), 1);
+    // Answered from another process, as the app's Inbox does.
+    assert!(
+        store
+            .clarifications()
+            .answer("call_q", "blue")
+            .await
+            .unwrap()
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = restarted.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "resume never finished"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(status.success());
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 2);
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], "blue");
+    let sid = store.sessions().list().await.unwrap()[0].id.clone();
+    let rows = store.tool_calls().list_for_session(&sid).await.unwrap();
+    assert_eq!(rows[0].status.as_str(), "done");
+    assert_eq!(
+        store
+            .clarifications()
+            .get("call_q")
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        "answered"
+    );
+    store.close().await;
+}

@@ -7,6 +7,7 @@
 mod approval;
 mod attach;
 mod common;
+mod companion;
 mod crash;
 mod discovery;
 mod driver;

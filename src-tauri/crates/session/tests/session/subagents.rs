@@ -329,7 +329,8 @@ async fn a_sync_task_runs_the_sub_agent_with_its_own_prompt_and_tools_and_return
     let sub_tools = tool_names(&worker[0]);
     let mut expected: Vec<String> = root_tools
         .iter()
-        .filter(|n| *n != "root_only_tool")
+        // read_notification is root-only too (the companion tools).
+        .filter(|n| *n != "root_only_tool" && *n != "read_notification")
         .cloned()
         .chain(["sub_only_tool".to_string()])
         .collect();

@@ -3,6 +3,7 @@
 //! beyond the foreign keys the schema declares.
 
 pub mod approval;
+pub mod clarifications;
 pub mod grants;
 pub mod history;
 pub mod jobs;

@@ -18,7 +18,21 @@ pub struct ScratchpadRow {
     pub updated_at: i64,
 }
 
-/// Repository for `session_scratchpad`.
+/// One scratchpad entry (`scratchpad_entries`).
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub struct ScratchpadEntry {
+    /// Owning session.
+    pub session_id: String,
+    /// The entry's name, unique in the session.
+    pub key: String,
+    /// Its text.
+    pub value: String,
+    /// Unix millis of the last write.
+    pub updated_at: i64,
+}
+
+/// Repository for the scratchpad: entries (`scratchpad_entries`) and the
+/// older whole-text `session_scratchpad`.
 #[derive(Debug, Clone)]
 pub struct ScratchpadRepo {
     pool: SqlitePool,
@@ -57,6 +71,42 @@ impl ScratchpadRepo {
     pub async fn clear(&self, session_id: &str) -> Result<bool> {
         let done = sqlx::query("DELETE FROM session_scratchpad WHERE session_id = ?")
             .bind(session_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The session's entries, by key.
+    pub async fn entries(&self, session_id: &str) -> Result<Vec<ScratchpadEntry>> {
+        let rows =
+            sqlx::query_as("SELECT * FROM scratchpad_entries WHERE session_id = ? ORDER BY key")
+                .bind(session_id)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows)
+    }
+
+    /// Writes one entry (inserting or replacing its value).
+    pub async fn set_entry(&self, session_id: &str, key: &str, value: &str) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO scratchpad_entries (session_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (session_id, key) DO UPDATE SET
+               value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(session_id)
+        .bind(key)
+        .bind(value)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes one entry. Returns whether it existed.
+    pub async fn remove_entry(&self, session_id: &str, key: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM scratchpad_entries WHERE session_id = ? AND key = ?")
+            .bind(session_id)
+            .bind(key)
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() > 0)

@@ -60,7 +60,7 @@ fn tail_fit(s: &str, max: usize) -> String {
 
 /// `{name} {before}{path}{after}` within the length's limit, shortening the
 /// path from the left first.
-pub(crate) fn path_label(
+pub fn path_label(
     name: &str,
     before: &str,
     path: Option<&str>,
@@ -93,7 +93,7 @@ pub(crate) fn u64_arg(args: &Value, key: &str) -> Option<u64> {
 /// Makes `args.path` absolute against `workdir`. With `default_dot`, a
 /// missing path (meaning ".") becomes `workdir` itself, so a directory tool
 /// re-run after a crash searches the same place.
-pub(crate) fn absolutize_path(mut args: Value, workdir: &Path, default_dot: bool) -> Value {
+pub fn absolutize_path(mut args: Value, workdir: &Path, default_dot: bool) -> Value {
     // No arguments at all mean the same as `{}` (the tool reads `null` so
     // too): the working directory must be applied to both alike.
     if args.is_null() {

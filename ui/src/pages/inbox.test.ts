@@ -1,0 +1,43 @@
+import { describe, expect, it, vi } from "vitest";
+import type { PendingQuestionView } from "../bindings";
+import { mountInbox } from "./inbox";
+
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+const question: PendingQuestionView = {
+  toolCallId: "q1",
+  sessionId: "s1",
+  sessionTitle: "Storage",
+  agentId: "main",
+  title: "Which database?",
+  question: "Use SQLite?",
+  suggestedAnswers: ["Yes", "No"],
+  createdAt: 0,
+};
+
+describe("inbox", () => {
+  it("lists questions beside approvals and answers one with a suggestion", async () => {
+    let waiting = [question];
+    const api = {
+      listPending: vi.fn().mockResolvedValue([]),
+      listQuestions: vi.fn(async () => waiting),
+      answerQuestion: vi.fn(async () => {
+        waiting = [];
+      }),
+      errorMessage: String,
+    };
+    const root = document.createElement("div");
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountInbox(root, { api: api as any });
+    expect(root.querySelector("[data-testid=inbox-count]")!.textContent).toBe("1 waiting for you");
+    const item = root.querySelector("[data-testid=inbox-question][data-tool-call=q1]")!;
+    expect(item.textContent).toContain("Storage");
+    expect(item.textContent).toContain("Which database?");
+    (item.querySelector("[data-testid=question-suggestion]") as HTMLButtonElement).click();
+    await flush();
+    expect(api.answerQuestion).toHaveBeenCalledWith("q1", "Yes");
+    expect(root.querySelector("[data-testid=inbox-count]")!.textContent).toBe("Nothing is waiting for you.");
+  });
+});
