@@ -174,8 +174,13 @@ impl ToolSet {
         }
     }
 
+    /// The catalogue category; `None` for MCP tools (the spec's
+    /// `category_of`), which rules match by name and source instead.
     pub fn category_of(&self, name: &str) -> Option<ToolCategory> {
-        self.get(name).map(|t| t.category())
+        self.entries
+            .get(name)
+            .filter(|e| e.source != source::MCP)
+            .map(|e| e.tool.category())
     }
 
     pub fn traits_of(&self, name: &str) -> ToolTraits {

@@ -13,6 +13,7 @@ const TABLES: &[&str] = &[
     "chat_sessions",
     "job_runs",
     "known_tools",
+    "mcp_servers",
     "models",
     "permission_groups",
     "providers",
