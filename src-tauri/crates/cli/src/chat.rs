@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use skald_mcp::{McpManager, McpSource};
 use skald_protocol::TurnOutcome;
 use skald_session::{
-    ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError, SessionParams,
-    TurnOptions,
+    ActivateTools, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError,
+    SessionParams, ToolGroup, TurnOptions,
 };
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
@@ -53,6 +54,7 @@ pub struct Host {
     pub approvals: ApprovalManager,
     pub deps: BuiltinDeps,
     store: Store,
+    mcp: McpManager,
 }
 
 impl Host {
@@ -65,18 +67,41 @@ impl Host {
         let registry = Arc::new(builtin_registry(&deps));
         let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
         let approvals = ApprovalManager::new(store.clone(), registry.clone());
+        // MCP servers connect in the background; a server's tools reach
+        // the model once `activate_tools` grants it.
+        let mcp = McpManager::new(Some(data_dir.join("mcp-logs")), Some(store.clone()));
+        if let Err(e) = mcp.load(&store).await {
+            tracing::warn!(error = %e, "cannot load the MCP servers");
+        }
+        let groups = mcp.clone();
+        let lister = move || {
+            groups
+                .names()
+                .into_iter()
+                .filter_map(|n| groups.config(&n))
+                .filter(|c| c.enabled)
+                .map(|c| ToolGroup {
+                    name: c.name,
+                    description: c.description,
+                })
+                .collect::<Vec<_>>()
+        };
         let handler =
             ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir))
-                .with_gate(Arc::new(approvals.clone()));
+                .with_gate(Arc::new(approvals.clone()))
+                .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
+                .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))));
         Ok(Self {
             handler,
             approvals,
             deps,
             store,
+            mcp,
         })
     }
 
     pub async fn close(self) {
+        self.mcp.shutdown();
         self.store.close().await;
     }
 }

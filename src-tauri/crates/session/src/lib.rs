@@ -8,6 +8,7 @@
 //! depend on it. It must never depend on Tauri, and never lets a
 //! `ToolExecution` near the DB: the driver mirrors state itself.
 
+mod activate;
 mod agent;
 mod approval;
 mod assemble;
@@ -29,6 +30,7 @@ mod sessions;
 pub mod testing;
 mod turn;
 
+pub use activate::{ActivateTools, GroupLister, ToolGroup};
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
 pub use bus::{Attached, SessionBus, session_of};

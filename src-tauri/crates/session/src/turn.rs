@@ -12,7 +12,7 @@ use std::path::Path;
 use futures_util::StreamExt;
 use serde_json::Value;
 use skald_core_api::CancellationToken;
-use skald_core_api::ToolDef;
+use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, ResponseAccumulator, StreamEvent, ToolCall,
 };
@@ -150,13 +150,22 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         .get(t.frame_id)
         .await?
         .map_or(0, |f| crate::handler::frame_depth(&f));
+    // Lazy groups: an MCP server's tools are offered only once activated
+    // (`activate_tools`), for the root by the session, for a sub-agent by
+    // its frame.
+    let mcp_granted = crate::activate::granted(store, t.session_id(), t.frame_id, depth).await?;
     let tools: Vec<Value> = t
         .tools
         .definitions(Audience {
             depth,
-            config_granted,
+            config_granted: config_granted || (depth > 0 && mcp_granted.contains(tn::CONFIG_GROUP)),
         })
         .iter()
+        .filter(|d| {
+            ToolName::parse(d.name.as_str())
+                .mcp_server()
+                .is_none_or(|server| mcp_granted.contains(server))
+        })
         .map(ToolDef::to_openai)
         .collect();
     // A tool the session's group denies by name is not offered (the lazy

@@ -6,6 +6,7 @@
 mod approve;
 mod chat;
 mod crash;
+mod mcp;
 mod store_integrity;
 mod tools;
 

@@ -11,6 +11,7 @@ mod crash;
 mod discovery;
 mod driver;
 mod interface;
+mod lazy;
 mod providers;
 mod resume;
 mod snapshots;
