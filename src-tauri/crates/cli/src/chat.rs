@@ -76,14 +76,9 @@ impl Host {
         let groups = mcp.clone();
         let lister = move || {
             groups
-                .names()
+                .groups()
                 .into_iter()
-                .filter_map(|n| groups.config(&n))
-                .filter(|c| c.enabled)
-                .map(|c| ToolGroup {
-                    name: c.name,
-                    description: c.description,
-                })
+                .map(|(name, description)| ToolGroup { name, description })
                 .collect::<Vec<_>>()
         };
         let handler =

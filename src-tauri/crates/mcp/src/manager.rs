@@ -228,6 +228,24 @@ impl McpManager {
             .collect()
     }
 
+    /// The enabled servers as `activate_tools` groups: `(name, what it is
+    /// for)`, with its tool count once it is ready.
+    pub fn groups(&self) -> Vec<(String, String)> {
+        self.servers()
+            .iter()
+            .filter(|s| s.config.enabled)
+            .map(|s| {
+                let d = s.config.description.trim();
+                let about = match (&*s.status.borrow(), d.is_empty()) {
+                    (ServerStatus::Ready { tools }, true) => format!("{tools} tools"),
+                    (ServerStatus::Ready { tools }, false) => format!("{d}; {tools} tools"),
+                    (_, _) => d.to_string(),
+                };
+                (s.config.name.clone(), about)
+            })
+            .collect()
+    }
+
     pub fn config(&self, name: &str) -> Option<ServerConfig> {
         self.server(name).map(|s| s.config.clone())
     }

@@ -112,6 +112,18 @@ impl ToolSource for McpSource {
         source::MCP
     }
 
+    /// A turn waits only for the servers it was granted, each at most its
+    /// timeout; a failed one is skipped (its calls say why).
+    fn prepare<'a>(&'a self, groups: &'a [String]) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            for g in groups {
+                if self.manager.status(g).is_some() {
+                    let _ = self.manager.wait_ready(g).await;
+                }
+            }
+        })
+    }
+
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut out: Vec<Arc<dyn Tool>> = Vec::new();
         for server in self.manager.names() {

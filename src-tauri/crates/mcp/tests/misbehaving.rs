@@ -222,3 +222,17 @@ async fn a_disabled_server_does_not_start_and_says_so() {
     assert!(m.remove("off"));
     assert_eq!(m.status("off"), None);
 }
+
+#[tokio::test]
+async fn a_turn_waits_for_a_granted_server_still_connecting() {
+    let (dir, m) = manager();
+    m.put(misbehave("late", "ok", &dir.path().join("log"), SHORT));
+    let source = McpSource::new(m.clone());
+    // Just put: still connecting, nothing to offer yet.
+    source
+        .prepare(&["late".to_string(), "unknown".to_string()])
+        .await;
+    assert!(source.tools().iter().any(|t| t.name() == "mcp__late__echo"));
+    let groups = m.groups();
+    assert_eq!(groups, [("late".to_string(), "6 tools".to_string())]);
+}

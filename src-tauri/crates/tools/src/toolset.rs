@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use skald_core_api::{
-    RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError, ToolExecution,
-    ToolName, ToolTraits, truncate_label,
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
+    ToolExecution, ToolName, ToolTraits, truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -32,6 +32,13 @@ pub trait ToolSource: Send + Sync {
     fn source(&self) -> &str;
     /// The tools it offers now.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// Waits, as long as the source allows, until the tools of `groups`
+    /// (the grants of the turn about to start) can be listed: an MCP server
+    /// still connecting. The default has nothing to wait for.
+    fn prepare<'a>(&'a self, _groups: &'a [String]) -> BoxFuture<'a, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 impl ToolSource for ToolRegistry {
