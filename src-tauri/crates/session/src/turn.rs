@@ -72,10 +72,20 @@ pub(crate) async fn run_rounds(
         return Ok(TurnOutcome::Completed);
     };
     let max = t.inner.config.max_rounds;
-    for _round in 0..max {
+    let first = t;
+    let mut fresh;
+    for round in 0..max {
         if cancel.is_cancelled() {
             return Ok(TurnOutcome::Cancelled);
         }
+        // A server granted by the last round (activate_tools) may have had
+        // no tools in the set this turn started with.
+        let t = if round > 0 && !first.inner.sources.is_empty() {
+            fresh = refreshed(first).await?;
+            &fresh
+        } else {
+            first
+        };
         let request = assemble(t, model).await?;
         // Recorded off the critical path, each under its own source; only
         // new names reach the DB.
@@ -124,6 +134,34 @@ pub(crate) async fn run_rounds(
         }
     }
     Ok(TurnOutcome::RoundLimit { rounds: max })
+}
+
+/// The turn with its tool set built again, after the sources had their
+/// chance to bring up the servers now granted.
+async fn refreshed<'a>(t: &Turn<'a>) -> Result<Turn<'a>, SessionError> {
+    let store = &t.inner.store;
+    let depth = store
+        .stack()
+        .get(t.frame_id)
+        .await?
+        .map_or(0, |f| crate::handler::frame_depth(&f));
+    let grants: Vec<String> = crate::activate::granted(store, t.session_id(), t.frame_id, depth)
+        .await?
+        .into_iter()
+        .collect();
+    for s in &t.inner.sources {
+        s.prepare(&grants).await;
+    }
+    Ok(Turn {
+        inner: t.inner,
+        session: t.session,
+        frame_id: t.frame_id,
+        workdir: t.workdir,
+        tools: t.inner.toolset(t.session, t.frame_id, depth, t.workdir),
+        system: t.system,
+        model: t.model,
+        sink: t.sink,
+    })
 }
 
 /// The request of this round, from the DB: system prompt, visible tools,

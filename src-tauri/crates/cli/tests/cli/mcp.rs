@@ -152,3 +152,84 @@ fn import_reads_mcp_servers_json_and_reports_unknown_fields() {
     // Header values may hold secrets: never listed.
     assert!(!out.contains("WEB_TOKEN"), "{out}");
 }
+
+fn names(req: &serde_json::Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_chat_activates_a_server_and_calls_its_tool() {
+    use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let js = server_script();
+    assert!(
+        skald(
+            &[
+                "mcp",
+                "add",
+                "t",
+                "--description",
+                "test tools",
+                "--",
+                "node",
+                &js,
+                "ok"
+            ],
+            &data
+        )
+        .status
+        .success()
+    );
+    let mock = MockOpenAi::start([
+        sse_tool_call("call_a", "activate_tools", r#"{"groups": ["t"]}"#),
+        sse_tool_call("call_e", "mcp__t__echo", r#"{"text": "via chat"}"#),
+        sse_text("Done."),
+    ])
+    .unwrap();
+    let out = crate::command(&data)
+        .args([
+            "chat",
+            "--model",
+            "test-model",
+            "--approve",
+            "yes",
+            "--workdir",
+        ])
+        .arg(&work)
+        .arg("use the test tools")
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Done.\n");
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(names(&reqs[0]).contains(&"activate_tools".to_string()));
+    assert!(
+        !names(&reqs[0]).iter().any(|n| n.starts_with("mcp__")),
+        "{:?}",
+        names(&reqs[0])
+    );
+    assert!(
+        names(&reqs[1]).contains(&"mcp__t__echo".to_string()),
+        "{:?}",
+        names(&reqs[1])
+    );
+    let last = reqs[2]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], "echo: via chat");
+}
