@@ -8,6 +8,7 @@ use skald_session::{
     ActivateTools, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, NullSink,
     ToolGroup,
 };
+use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 
@@ -60,7 +61,8 @@ impl AppState {
         )
         .with_gate(Arc::new(approvals.clone()))
         .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))));
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(config_tools_factory(&mcp, &store));
         Ok(Self {
             catalog,
             store,
@@ -151,4 +153,11 @@ async fn restart_row_open(store: &Store) -> bool {
             .any(|r| r.name == skald_tools::tool_names::RESTART),
         Err(_) => false,
     }
+}
+
+/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
+/// `list_items`) for every frame.
+fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
+    let (mcp, store) = (mcp.clone(), store.clone());
+    Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))
 }

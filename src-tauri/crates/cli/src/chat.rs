@@ -17,6 +17,7 @@ use skald_session::{
     ActivateTools, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError,
     SessionParams, ToolGroup, TurnOptions,
 };
+use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
@@ -85,7 +86,8 @@ impl Host {
             ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir(data_dir))
                 .with_gate(Arc::new(approvals.clone()))
                 .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-                .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))));
+                .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+                .with_interface_tools(config_tools_factory(&mcp, &store));
         Ok(Self {
             handler,
             approvals,
@@ -308,4 +310,11 @@ pub async fn sessions(data_dir: &Path, json: bool) -> ExitCode {
         .collect();
     print_out(&lines.join("\n"));
     ExitCode::SUCCESS
+}
+
+/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
+/// `list_items`) for every frame.
+fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
+    let (mcp, store) = (mcp.clone(), store.clone());
+    Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))
 }

@@ -8,6 +8,7 @@
 
 mod client;
 mod config;
+mod config_tools;
 mod error;
 mod import;
 mod manager;
@@ -16,6 +17,7 @@ mod tool;
 
 pub use client::{STDERR_TAIL_LINES, fill_secrets, secret_names};
 pub use config::{DEFAULT_TIMEOUT, ServerConfig, Transport, validate_name};
+pub use config_tools::config_tools;
 pub use error::McpError;
 pub use import::{ImportReport, parse_import};
 pub use manager::{FIRST_BACKOFF, MAX_BACKOFF, McpManager, ServerStatus};

@@ -236,3 +236,82 @@ async fn a_turn_waits_for_a_granted_server_still_connecting() {
     let groups = m.groups();
     assert_eq!(groups, [("late".to_string(), "6 tools".to_string())]);
 }
+
+#[tokio::test]
+async fn the_config_tools_register_toggle_list_and_delete_a_server() {
+    let (dir, m) = manager();
+    let store = skald_store::Store::open(&dir.path().join("data"))
+        .await
+        .unwrap();
+    let tools = skald_mcp::config_tools(m.clone(), store.clone());
+    let tool = |n: &str| tools.iter().find(|t| t.name() == n).unwrap().clone();
+    let script = common::script("misbehave.mjs");
+    let out = tool("register_mcp")
+        .execute_async(json!({"name": "agentmade", "command": "node", "args": [script, "ok"], "description": "made by the agent"}))
+        .await
+        .unwrap();
+    assert!(
+        out.starts_with("Registered MCP server `agentmade`"),
+        "{out}"
+    );
+    assert!(
+        store
+            .mcp_servers()
+            .get("agentmade")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    m.wait_ready("agentmade").await.unwrap();
+    let listed = tool("list_items")
+        .execute_async(json!({"type": "mcp"}))
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(v[0]["status"], "ready");
+    assert_eq!(v[0]["description"], "made by the agent");
+    assert!(
+        v[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "echo")
+    );
+    assert!(tool("delete_mcp").traits().destructive);
+    assert_eq!(
+        tool("toggle_item").category(),
+        skald_core_api::ToolCategory::Config
+    );
+    tool("toggle_item")
+        .execute_async(json!({"kind": "mcp", "name": "agentmade", "enabled": false}))
+        .await
+        .unwrap();
+    assert_eq!(m.status("agentmade"), Some(ServerStatus::Disabled));
+    assert!(
+        !store
+            .mcp_servers()
+            .get("agentmade")
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+    assert!(
+        tool("register_mcp")
+            .execute_async(json!({"name": "x"}))
+            .await
+            .is_err()
+    );
+    tool("delete_mcp")
+        .execute_async(json!({"name": "agentmade"}))
+        .await
+        .unwrap();
+    assert!(m.status("agentmade").is_none());
+    assert!(
+        tool("delete_mcp")
+            .execute_async(json!({"name": "agentmade"}))
+            .await
+            .is_err()
+    );
+    store.close().await;
+}
