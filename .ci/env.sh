@@ -9,6 +9,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # Node.js from the npm registry when the machine's is too old (setup.sh).
 export NODE_VERSION="20.20.2"
 export SKALD_NODE_HOME="${SKALD_NODE_HOME:-$HOME/.cache/skald-node}"
+# The MCP reference servers the skald-mcp tests run (setup.sh installs them).
+export SKALD_MCP_SERVERS="${SKALD_MCP_SERVERS:-$HOME/.cache/skald-mcp-servers}"
 use_cached_node() {
   local bin
   for bin in "$SKALD_NODE_HOME"/node_modules/node-linux-*/bin; do

@@ -70,3 +70,17 @@ cd "$ROOT/ui"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+
+# The real MCP servers skald-mcp's tests run against (stdio and streamable
+# HTTP), pinned, in a cache outside the clone; the tests fail without them.
+MCP_TEST_SERVERS=(
+  "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
+)
+mcp_stamp="$SKALD_MCP_SERVERS/.installed-$(printf '%s ' "${MCP_TEST_SERVERS[@]}" | cksum | cut -d' ' -f1)"
+if [ ! -f "$mcp_stamp" ]; then
+  step "npm: MCP test servers into $SKALD_MCP_SERVERS"
+  mkdir -p "$SKALD_MCP_SERVERS"
+  npm install --no-audit --no-fund --prefix "$SKALD_MCP_SERVERS" "${MCP_TEST_SERVERS[@]}"
+  touch "$mcp_stamp"
+fi

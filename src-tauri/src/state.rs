@@ -3,7 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use skald_session::{ApprovalManager, ChatSessionHandler, DefaultProviderResolver, NullSink};
+use skald_mcp::{McpManager, McpSource};
+use skald_session::{
+    ActivateTools, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, NullSink,
+    ToolGroup,
+};
+use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 
@@ -12,6 +17,8 @@ pub struct AppState {
     pub store: Store,
     pub sessions: ChatSessionHandler,
     pub approvals: ApprovalManager,
+    /// Every configured MCP server, kept connected in the background.
+    pub mcp: McpManager,
     pub data_dir: PathBuf,
     /// Where new sessions run unless the person picks a folder.
     pub default_workdir: PathBuf,
@@ -32,6 +39,20 @@ impl AppState {
         }
         let approvals = ApprovalManager::new(store.clone(), registry.clone());
         let providers = Arc::new(DefaultProviderResolver::new(store.clone()));
+        // MCP servers connect in the background (first paint never waits);
+        // a server's tools reach the model once `activate_tools` grants it.
+        let mcp = McpManager::new(Some(data_dir.join("mcp-logs")), Some(store.clone()));
+        if let Err(e) = mcp.load(&store).await {
+            tracing::warn!(error = %e, "cannot load the MCP servers");
+        }
+        let groups = mcp.clone();
+        let lister = move || {
+            groups
+                .groups()
+                .into_iter()
+                .map(|(name, description)| ToolGroup { name, description })
+                .collect::<Vec<_>>()
+        };
         let sessions = ChatSessionHandler::new(
             store.clone(),
             registry,
@@ -39,12 +60,16 @@ impl AppState {
             bundled_agents_dir(resource_dir.as_deref(), &data_dir),
         )
         .with_agents_dir(user_agents_dir(&data_dir))
-        .with_gate(Arc::new(approvals.clone()));
+        .with_gate(Arc::new(approvals.clone()))
+        .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(config_tools_factory(&mcp, &store));
         Ok(Self {
             catalog,
             store,
             sessions,
             approvals,
+            mcp,
             data_dir,
             default_workdir: default_workdir(),
             deps,
@@ -142,4 +167,11 @@ async fn restart_row_open(store: &Store) -> bool {
             .any(|r| r.name == skald_tools::tool_names::RESTART),
         Err(_) => false,
     }
+}
+
+/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
+/// `list_items`) for every frame.
+fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
+    let (mcp, store) = (mcp.clone(), store.clone());
+    Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))
 }

@@ -197,7 +197,12 @@ pub async fn gate_tool_run(
     let snapshot = load_snapshot(&store).await;
     store.close().await;
     let ctx = RunContext::in_dir(workdir).canonicalized();
-    let mut call = CallContext::for_run(name, args, &ctx).with_source("builtin");
+    let source = if skald_core_api::ToolName::parse(name).mcp_server().is_some() {
+        skald_tools::source::MCP
+    } else {
+        skald_tools::source::BUILTIN
+    };
+    let mut call = CallContext::for_run(name, args, &ctx).with_source(source);
     if let Some(c) = registry.category_of(name) {
         call = call.with_category(c);
     }

@@ -11,11 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use skald_mcp::{McpManager, McpSource};
 use skald_protocol::TurnOutcome;
 use skald_session::{
-    AgentDirs, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, SessionError,
-    SessionParams, TurnOptions,
+    ActivateTools, AgentDirs, ApprovalManager, ChatSessionHandler, DefaultProviderResolver,
+    SessionError, SessionParams, ToolGroup, TurnOptions,
 };
+use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
@@ -68,6 +70,7 @@ pub struct Host {
     pub approvals: ApprovalManager,
     pub deps: BuiltinDeps,
     store: Store,
+    mcp: McpManager,
 }
 
 impl Host {
@@ -80,10 +83,27 @@ impl Host {
         let registry = Arc::new(builtin_registry(&deps));
         let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
         let approvals = ApprovalManager::new(store.clone(), registry.clone());
+        // MCP servers connect in the background; a server's tools reach
+        // the model once `activate_tools` grants it.
+        let mcp = McpManager::new(Some(data_dir.join("mcp-logs")), Some(store.clone()));
+        if let Err(e) = mcp.load(&store).await {
+            tracing::warn!(error = %e, "cannot load the MCP servers");
+        }
+        let groups = mcp.clone();
+        let lister = move || {
+            groups
+                .groups()
+                .into_iter()
+                .map(|(name, description)| ToolGroup { name, description })
+                .collect::<Vec<_>>()
+        };
         let mut dirs = agent_dirs(data_dir).0.into_iter();
         let first = dirs.next().unwrap_or_else(|| user_agents_dir(data_dir));
         let mut handler = ChatSessionHandler::new(store.clone(), registry, resolver, first)
-            .with_gate(Arc::new(approvals.clone()));
+            .with_gate(Arc::new(approvals.clone()))
+            .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
+            .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+            .with_interface_tools(config_tools_factory(&mcp, &store));
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
@@ -92,10 +112,12 @@ impl Host {
             approvals,
             deps,
             store,
+            mcp,
         })
     }
 
     pub async fn close(self) {
+        self.mcp.shutdown();
         self.store.close().await;
     }
 }
@@ -309,4 +331,11 @@ pub async fn sessions(data_dir: &Path, json: bool) -> ExitCode {
         .collect();
     print_out(&lines.join("\n"));
     ExitCode::SUCCESS
+}
+
+/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
+/// `list_items`) for every frame.
+fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
+    let (mcp, store) = (mcp.clone(), store.clone());
+    Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))
 }

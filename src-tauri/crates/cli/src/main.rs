@@ -14,6 +14,7 @@ mod approve;
 mod catalog_md;
 mod chat;
 mod companion;
+mod mcp;
 mod models;
 mod print;
 
@@ -53,6 +54,11 @@ enum Command {
         /// The catalogue table of docs/tools.md.
         #[arg(long)]
         markdown: bool,
+    },
+    /// Configure MCP servers and list their tools.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
     },
     /// Work with a single tool.
     Tool {
@@ -296,6 +302,10 @@ async fn run(cli: Cli) -> ExitCode {
             code
         }
         Command::Status => status(cli.data_dir).await,
+        Command::Mcp { command } => match data_dir(cli.data_dir) {
+            Ok(dir) => mcp::command(&dir, command).await,
+            Err(code) => code,
+        },
         Command::Chat {
             prompt,
             session,
@@ -384,7 +394,8 @@ async fn run_tool(
     data_dir_flag: Option<PathBuf>,
     approve: approve::ApproveMode,
 ) -> ExitCode {
-    if !registry.contains(name) {
+    let is_mcp = skald_core_api::ToolName::parse(name).mcp_server().is_some();
+    if !registry.contains(name) && !is_mcp {
         return fail(
             2,
             &format!("unknown tool `{name}` (`skald tools` lists the tools)"),
@@ -417,6 +428,13 @@ async fn run_tool(
             2,
             &format!("working directory {} is not a directory", workdir.display()),
         );
+    }
+    if is_mcp {
+        let dir = match data_dir(data_dir_flag) {
+            Ok(d) => d,
+            Err(code) => return code,
+        };
+        return mcp::run_tool(&dir, registry, name, args, &workdir, approve).await;
     }
     let args = registry.effective_args(name, args, &workdir);
     // Checked before the gate: nobody approves a call that cannot run.

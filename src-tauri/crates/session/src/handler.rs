@@ -748,6 +748,22 @@ impl ChatSessionHandler {
         );
         let model = self.inner.providers.resolve(model).await?;
         let frame = root_frame(&self.inner.store, &session).await?;
+        // The turn's tool set is built once: servers it was granted that
+        // are still connecting get their timeout to come up first.
+        if !self.inner.sources.is_empty() {
+            let grants: Vec<String> = crate::activate::granted(
+                &self.inner.store,
+                &session.id,
+                frame.id,
+                frame_depth(&frame),
+            )
+            .await?
+            .into_iter()
+            .collect();
+            for s in &self.inner.sources {
+                s.prepare(&grants).await;
+            }
+        }
         Ok(Prepared {
             session,
             frame,

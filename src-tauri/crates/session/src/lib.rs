@@ -8,6 +8,7 @@
 //! depend on it. It must never depend on Tauri, and never lets a
 //! `ToolExecution` near the DB: the driver mirrors state itself.
 
+mod activate;
 mod agent;
 mod agents;
 mod approval;
@@ -34,6 +35,7 @@ mod subagent;
 pub mod testing;
 mod turn;
 
+pub use activate::{ActivateTools, GroupLister, ToolGroup};
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,

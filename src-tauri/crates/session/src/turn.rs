@@ -12,7 +12,7 @@ use std::path::Path;
 use futures_util::StreamExt;
 use serde_json::Value;
 use skald_core_api::CancellationToken;
-use skald_core_api::ToolDef;
+use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
@@ -107,10 +107,20 @@ pub(crate) async fn run_rounds(
         return Ok(TurnOutcome::Completed);
     };
     let max = t.inner.config.max_rounds;
-    for _round in 0..max {
+    let first = t;
+    let mut fresh;
+    for round in 0..max {
         if cancel.is_cancelled() {
             return Ok(TurnOutcome::Cancelled);
         }
+        // A server granted by the last round (activate_tools) may have had
+        // no tools in the set this turn started with.
+        let t = if round > 0 && !first.inner.sources.is_empty() {
+            fresh = refreshed(first).await?;
+            &fresh
+        } else {
+            first
+        };
         let request = assemble(t, model).await?;
         // Recorded off the critical path, each under its own source; only
         // new names reach the DB.
@@ -181,6 +191,37 @@ pub(crate) async fn run_rounds(
     Ok(TurnOutcome::RoundLimit { rounds: max })
 }
 
+/// The turn with its tool set built again, after the sources had their
+/// chance to bring up the servers now granted.
+async fn refreshed<'a>(t: &Turn<'a>) -> Result<Turn<'a>, SessionError> {
+    let store = &t.inner.store;
+    let depth = t.depth;
+    let grants: Vec<String> = crate::activate::granted(store, t.session_id(), t.frame_id, depth)
+        .await?
+        .into_iter()
+        .collect();
+    for s in &t.inner.sources {
+        s.prepare(&grants).await;
+    }
+    let (tools, events) = t
+        .inner
+        .frame_tools(t.session, t.frame_id, depth, t.agent_id, t.workdir);
+    Ok(Turn {
+        inner: t.inner,
+        session: t.session,
+        frame_id: t.frame_id,
+        agent_id: t.agent_id,
+        depth,
+        scope: t.scope.clone(),
+        workdir: t.workdir,
+        tools,
+        events,
+        system: t.system,
+        model: t.model,
+        sink: t.sink,
+    })
+}
+
 /// The request of this round, from the DB: system prompt, visible tools,
 /// the conversation of the turn's frame.
 async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
@@ -201,13 +242,22 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
         .iter()
         .any(|g| g == tn::CONFIG_GROUP);
     let depth = t.depth;
+    // Lazy groups: an MCP server's tools are offered only once activated
+    // (`activate_tools`), for the root by the session, for a sub-agent by
+    // its frame.
+    let mcp_granted = crate::activate::granted(store, t.session_id(), t.frame_id, depth).await?;
     let tools: Vec<Value> = t
         .tools
         .definitions(Audience {
             depth,
-            config_granted,
+            config_granted: config_granted || (depth > 0 && mcp_granted.contains(tn::CONFIG_GROUP)),
         })
         .iter()
+        .filter(|d| {
+            ToolName::parse(d.name.as_str())
+                .mcp_server()
+                .is_none_or(|server| mcp_granted.contains(server))
+        })
         .map(ToolDef::to_openai)
         .collect();
     // A tool the session's group denies by name is not offered (the lazy

@@ -3,7 +3,7 @@
 //! This crate owns the schema (`migrations/NNNN_*.sql`, embedded with
 //! `sqlx::migrate!`) and one repository per aggregate, reached from a [`Store`]:
 //! sessions, the agent stack, history, tool calls (`chat_llm_tools`), known
-//! tools, approval groups and rules, MCP grants, the scratchpad, scheduled
+//! tools, approval groups and rules, MCP servers and grants, the scratchpad, scheduled
 //! jobs, secrets, settings and providers.
 //!
 //! It must never know about Tauri, the UI or what tools do: it stores rows and
@@ -33,6 +33,7 @@ pub use repo::grants::GrantsRepo;
 pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
 pub use repo::jobs::{JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob};
 pub use repo::known_tools::{KnownToolRow, KnownToolsRepo, NewKnownTool};
+pub use repo::mcp_servers::{McpServerRow, McpServersRepo, NewMcpServer};
 pub use repo::providers::{
     ModelRow, NewModel, NewProvider, ProviderKind, ProviderRow, ProvidersRepo,
 };

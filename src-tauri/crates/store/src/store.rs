@@ -212,6 +212,11 @@ impl Store {
         SettingsRepo::new(self.pool.clone())
     }
 
+    /// Configured MCP servers.
+    pub fn mcp_servers(&self) -> crate::McpServersRepo {
+        crate::McpServersRepo::new(self.pool.clone())
+    }
+
     /// LLM providers and their models.
     pub fn providers(&self) -> ProvidersRepo {
         ProvidersRepo::new(self.pool.clone())

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use skald_core_api::{
-    RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError, ToolExecution,
-    ToolName, ToolTraits, truncate_label,
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
+    ToolExecution, ToolName, ToolTraits, truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -32,6 +32,13 @@ pub trait ToolSource: Send + Sync {
     fn source(&self) -> &str;
     /// The tools it offers now.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// Waits, as long as the source allows, until the tools of `groups`
+    /// (the grants of the turn about to start) can be listed: an MCP server
+    /// still connecting. The default has nothing to wait for.
+    fn prepare<'a>(&'a self, _groups: &'a [String]) -> BoxFuture<'a, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 impl ToolSource for ToolRegistry {
@@ -174,8 +181,13 @@ impl ToolSet {
         }
     }
 
+    /// The catalogue category; `None` for MCP tools (the spec's
+    /// `category_of`), which rules match by name and source instead.
     pub fn category_of(&self, name: &str) -> Option<ToolCategory> {
-        self.get(name).map(|t| t.category())
+        self.entries
+            .get(name)
+            .filter(|e| e.source != source::MCP)
+            .map(|e| e.tool.category())
     }
 
     pub fn traits_of(&self, name: &str) -> ToolTraits {

@@ -8,6 +8,7 @@ mod approve;
 mod chat;
 mod companion;
 mod crash;
+mod mcp;
 mod models;
 mod store_integrity;
 mod tools;

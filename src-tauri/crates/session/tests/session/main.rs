@@ -12,6 +12,7 @@ mod crash;
 mod discovery;
 mod driver;
 mod interface;
+mod lazy;
 mod manage;
 mod providers;
 mod reasoning;

@@ -8,6 +8,7 @@ pub mod grants;
 pub mod history;
 pub mod jobs;
 pub mod known_tools;
+pub mod mcp_servers;
 pub mod providers;
 pub mod scratchpad;
 pub mod secrets;

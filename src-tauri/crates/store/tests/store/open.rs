@@ -14,6 +14,7 @@ const TABLES: &[&str] = &[
     "clarifications",
     "job_runs",
     "known_tools",
+    "mcp_servers",
     "models",
     "permission_groups",
     "providers",

@@ -356,3 +356,34 @@ async fn providers_and_models_round_trip() {
     );
     assert!(!repo.delete("ollama").await.unwrap());
 }
+
+#[tokio::test]
+async fn mcp_servers_round_trip() {
+    use skald_store::NewMcpServer;
+    let (_dir, store) = fresh().await;
+    let repo = store.mcp_servers();
+    let mut s = NewMcpServer {
+        name: "everything".to_owned(),
+        spec: json!({"transport": "stdio", "command": "npx", "args": ["x"]}),
+        enabled: true,
+        timeout_ms: 60_000,
+        description: "demo tools".to_owned(),
+    };
+    assert!(repo.upsert(&s).await.unwrap());
+    s.timeout_ms = 5_000;
+    assert!(!repo.upsert(&s).await.unwrap());
+    let row = repo.get("everything").await.unwrap().unwrap();
+    assert_eq!(row.timeout_ms, 5_000);
+    assert_eq!(row.spec["args"][0], "x");
+    assert!(repo.set_enabled("everything", false).await.unwrap());
+    assert!(!repo.list().await.unwrap()[0].enabled);
+    assert!(!repo.set_enabled("nope", true).await.unwrap());
+    // `__` would make `mcp__<server>__<tool>` ambiguous.
+    let bad = NewMcpServer {
+        name: "a__b".to_owned(),
+        ..s.clone()
+    };
+    assert!(repo.upsert(&bad).await.is_err());
+    assert!(repo.delete("everything").await.unwrap());
+    assert!(repo.get("everything").await.unwrap().is_none());
+}

@@ -1,0 +1,235 @@
+//! `skald mcp …` and `skald tool run mcp__NAME__TOOL` against the test
+//! server of skald-mcp (tests/servers/misbehave.mjs, run by `node`).
+
+use crate::{skald, stderr, stdout};
+
+fn server_script() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../mcp/tests/servers/misbehave.mjs")
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+#[test]
+fn add_list_tools_run_and_remove_a_stdio_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let js = server_script();
+    let o = skald(
+        &[
+            "mcp",
+            "add",
+            "t",
+            "--timeout",
+            "5",
+            "--description",
+            "test tools",
+            "--",
+            "node",
+            &js,
+            "ok",
+        ],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("added t: stdio node"), "{}", stdout(&o));
+
+    let o = skald(&["mcp", "list", "--status"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("t\tstdio\tready, 6 tools"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = skald(&["mcp", "tools", "t"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("mcp__t__echo\tEchoes text back"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = skald(
+        &[
+            "tool",
+            "run",
+            "mcp__t__echo",
+            r#"{"text": "hi"}"#,
+            "--approve",
+            "yes",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "echo: hi");
+
+    let o = skald(
+        &["tool", "run", "mcp__t__fail", "{}", "--approve", "yes"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the frobnicator is out of order"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = skald(
+        &["tool", "run", "mcp__t__nope", "{}", "--approve", "yes"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = skald(
+        &["tool", "run", "mcp__ghost__echo", "{}", "--approve", "yes"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no MCP server named `ghost`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skald(&["tool", "run", "mcp__t__echo", "{}", "--approve", "no"], d);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+
+    let o = skald(&["mcp", "add", "bad__name", "--", "node"], d);
+    assert_eq!(o.status.code(), Some(2));
+    let o = skald(&["mcp", "remove", "t"], d);
+    assert!(o.status.success());
+    let o = skald(&["mcp", "list"], d);
+    assert!(stdout(&o).contains("no MCP servers"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_server_that_cannot_start_says_why_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let js = server_script();
+    assert!(
+        skald(&["mcp", "add", "dead", "--", "node", &js, "crash-start"], d)
+            .status
+            .success()
+    );
+    let o = skald(&["mcp", "tools", "dead"], d);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("dead"), "{}", stderr(&o));
+    assert!(d.join("mcp-logs/dead.log").is_file());
+}
+
+#[test]
+fn import_reads_mcp_servers_json_and_reports_unknown_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = d.join("claude_desktop_config.json");
+    std::fs::write(
+        &file,
+        r#"{"mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "autoApprove": []},
+            "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}
+        }}"#,
+    )
+    .unwrap();
+    let o = skald(&["mcp", "import", file.to_str().unwrap()], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("fs: field `autoApprove` ignored"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skald(&["mcp", "list"], d);
+    let out = stdout(&o);
+    assert!(
+        out.contains("fs\tstdio\tenabled\tnpx -y @modelcontextprotocol/server-filesystem /tmp"),
+        "{out}"
+    );
+    assert!(
+        out.contains("web\thttp\tenabled\thttp://127.0.0.1:9/mcp"),
+        "{out}"
+    );
+    // Header values may hold secrets: never listed.
+    assert!(!out.contains("WEB_TOKEN"), "{out}");
+}
+
+fn names(req: &serde_json::Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_chat_activates_a_server_and_calls_its_tool() {
+    use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let js = server_script();
+    assert!(
+        skald(
+            &[
+                "mcp",
+                "add",
+                "t",
+                "--description",
+                "test tools",
+                "--",
+                "node",
+                &js,
+                "ok"
+            ],
+            &data
+        )
+        .status
+        .success()
+    );
+    let mock = MockOpenAi::start([
+        sse_tool_call("call_a", "activate_tools", r#"{"groups": ["t"]}"#),
+        sse_tool_call("call_e", "mcp__t__echo", r#"{"text": "via chat"}"#),
+        sse_text("Done."),
+    ])
+    .unwrap();
+    let out = crate::command(&data)
+        .args([
+            "chat",
+            "--model",
+            "test-model",
+            "--approve",
+            "yes",
+            "--workdir",
+        ])
+        .arg(&work)
+        .arg("use the test tools")
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Done.\n");
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(names(&reqs[0]).contains(&"activate_tools".to_string()));
+    assert!(
+        !names(&reqs[0]).iter().any(|n| n.starts_with("mcp__")),
+        "{:?}",
+        names(&reqs[0])
+    );
+    assert!(
+        names(&reqs[1]).contains(&"mcp__t__echo".to_string()),
+        "{:?}",
+        names(&reqs[1])
+    );
+    let last = reqs[2]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"], "echo: via chat");
+}

@@ -1,0 +1,228 @@
+//! One connection to a server: the transport started (a child process in its
+//! own process group, or streamable HTTP), the MCP handshake done, and the
+//! server's stderr copied line by line to its log file and to a short tail
+//! kept in memory for the status.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
+
+use crate::McpError;
+use crate::config::Transport;
+
+/// Lines of stderr a failed status shows.
+pub const STDERR_TAIL_LINES: usize = 20;
+
+/// The last lines a server wrote to stderr.
+#[derive(Debug, Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut g = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if g.len() == STDERR_TAIL_LINES {
+            g.pop_front();
+        }
+        g.push_back(line);
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+/// What the server may tell Skald between calls.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    /// `notifications/tools/list_changed`: the supervisor lists again.
+    pub tools_changed: Arc<Notify>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("skald", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+pub(crate) type Running = RunningService<RoleClient, Handler>;
+
+/// Fills `${NAME}` from `secrets`; a name without a secret is an error that
+/// names it (never its value).
+pub fn fill_secrets(value: &str, secrets: &HashMap<String, String>) -> Result<String, McpError> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let name = &after[..end];
+        match secrets.get(name) {
+            Some(v) => out.push_str(v),
+            None => return Err(McpError::MissingSecret(name.to_string())),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Every `${NAME}` a transport refers to.
+pub fn secret_names(t: &Transport) -> Vec<String> {
+    let values: Vec<&String> = match t {
+        Transport::Stdio { env, .. } => env.values().collect(),
+        Transport::Http { headers, .. } => headers.values().collect(),
+    };
+    let mut names = Vec::new();
+    for v in values {
+        let mut rest = v.as_str();
+        while let Some(start) = rest.find("${") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else { break };
+            names.push(after[..end].to_string());
+            rest = &after[end + 1..];
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn filled(
+    map: &BTreeMap<String, String>,
+    secrets: &HashMap<String, String>,
+) -> Result<Vec<(String, String)>, McpError> {
+    map.iter()
+        .map(|(k, v)| Ok((k.clone(), fill_secrets(v, secrets)?)))
+        .collect()
+}
+
+/// Starts the transport and completes the handshake.
+pub(crate) async fn connect(
+    transport: &Transport,
+    secrets: &HashMap<String, String>,
+    log: Option<&Path>,
+    tail: &StderrTail,
+    handler: Handler,
+) -> Result<Running, McpError> {
+    match transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args);
+            for (k, v) in filled(env, secrets)? {
+                cmd.env(k, v);
+            }
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            let mut wrap = CommandWrap::from(cmd);
+            wrap.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+            let (proc, stderr) = TokioChildProcess::builder(wrap)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| McpError::Spawn(format!("{command}: {e}")))?;
+            if let Some(stderr) = stderr {
+                tokio::spawn(pump_stderr(
+                    stderr,
+                    log.map(Path::to_path_buf),
+                    tail.clone(),
+                ));
+            }
+            handler
+                .serve(proc)
+                .await
+                .map_err(|e| McpError::Handshake(e.to_string()))
+        }
+        Transport::Http { url, headers } => {
+            let mut custom = HashMap::new();
+            for (k, v) in filled(headers, secrets)? {
+                let name = http::HeaderName::try_from(k.as_str())
+                    .map_err(|e| McpError::InvalidConfig(format!("header `{k}`: {e}")))?;
+                let value = http::HeaderValue::try_from(v.as_str())
+                    .map_err(|e| McpError::InvalidConfig(format!("header `{k}`: {e}")))?;
+                custom.insert(name, value);
+            }
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            handler
+                .serve(transport)
+                .await
+                .map_err(|e| McpError::Handshake(e.to_string()))
+        }
+    }
+}
+
+/// Copies stderr to the log file (appending, so restarts keep history) and
+/// the tail.
+async fn pump_stderr(stderr: tokio::process::ChildStderr, log: Option<PathBuf>, tail: StderrTail) {
+    let mut file = match &log {
+        Some(p) => tokio::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .await
+            .ok(),
+        None => None,
+    };
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(f) = file.as_mut() {
+            let _ = f.write_all(line.as_bytes()).await;
+            let _ = f.write_all(b"\n").await;
+        }
+        tail.push(line);
+    }
+    if let Some(f) = file.as_mut() {
+        let _ = f.flush().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_fill_placeholders_and_missing_ones_are_named() {
+        let s: HashMap<String, String> = [("TOKEN".to_string(), "abc".to_string())].into();
+        assert_eq!(fill_secrets("Bearer ${TOKEN}", &s).unwrap(), "Bearer abc");
+        assert_eq!(fill_secrets("plain", &s).unwrap(), "plain");
+        assert_eq!(fill_secrets("${oops", &s).unwrap(), "${oops");
+        let e = fill_secrets("${NOPE}", &s).unwrap_err();
+        assert!(e.to_string().contains("NOPE"));
+        let t = Transport::Http {
+            url: "http://x".into(),
+            headers: [("A".to_string(), "${B} ${C}".to_string())].into(),
+        };
+        assert_eq!(secret_names(&t), ["B", "C"]);
+    }
+}
