@@ -11,6 +11,9 @@ use crate::{
     RuleInput, RuleView, RunContextView, SessionEvent, SessionSummary, ToolCallStatus,
     ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
 };
+use crate::{
+    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -54,6 +57,14 @@ pub fn typescript() -> String {
         decl::<RuleInput>(&cfg),
         decl::<RunContextView>(&cfg),
         decl::<BypassScopeView>(&cfg),
+        decl::<ViewKind>(&cfg),
+        decl::<ViewInfo>(&cfg),
+        decl::<PdfPageSize>(&cfg),
+        decl::<PdfInfo>(&cfg),
+        decl::<PdfFindHit>(&cfg),
+        decl::<TexErrorView>(&cfg),
+        decl::<LatexView>(&cfg),
+        decl::<ViewerChanged>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

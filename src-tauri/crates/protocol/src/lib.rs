@@ -13,6 +13,7 @@ mod rules;
 mod session;
 mod settings;
 mod tools;
+mod viewer;
 
 pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
@@ -21,3 +22,6 @@ pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView,
 pub use session::{ChatMessage, ChatRole, SessionEvent, SessionSummary, ToolCallView, TurnOutcome};
 pub use settings::{LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
+pub use viewer::{
+    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+};
