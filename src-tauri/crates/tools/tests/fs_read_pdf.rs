@@ -46,7 +46,10 @@ fn read_file_gives_a_pdfs_text_per_page() {
 fn read_file_ranges_over_a_pdfs_text() {
     let (_d, root) = tmp();
     let p = pdf(&root, 4);
-    let out = ok(tn::READ_FILE, json!({"path": s(&p), "start_line": 3, "limit": 2}));
+    let out = ok(
+        tn::READ_FILE,
+        json!({"path": s(&p), "start_line": 3, "limit": 2}),
+    );
     assert_eq!(
         out,
         "     3 | [page 2 of 4]\n     4 | Page 2 text.\n[PDF text, 4 pages: showing lines 3-4 of 8; continue with start_line=5]\n"

@@ -66,7 +66,9 @@ pub(crate) fn read_pdf(t: &Target, start: u64, limit: u64, end: Option<u64>) -> 
             last + 1
         ));
     } else {
-        out.push_str(&format!("[end of the PDF's text: {count} pages, {total} lines]\n"));
+        out.push_str(&format!(
+            "[end of the PDF's text: {count} pages, {total} lines]\n"
+        ));
     }
     if any_cut {
         out.push_str(&format!(
