@@ -1,7 +1,7 @@
 //! The `skald-html` protocol: an HTML file's directory tree for the
 //! viewer's sandboxed iframe. `html_serve` hands out a token per directory;
 //! requests are served only beneath it, through the read tools' policy,
-//! with `skald_viewer::html::CSP` on every response.
+//! with `skald_viewer::html::csp` (naming the token's tree) on every response.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -80,7 +80,7 @@ fn plain(status: StatusCode, text: &str) -> Response<Vec<u8>> {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .header("Content-Security-Policy", skald_viewer::html::CSP)
+        .header("Content-Security-Policy", "default-src 'none'")
         .body(text.as_bytes().to_vec())
         .unwrap_or_default()
 }
@@ -116,7 +116,10 @@ fn serve(roots: &HtmlRoots, path: &str) -> Response<Vec<u8>> {
             header::CONTENT_TYPE,
             skald_viewer::html::mime_for(&canonical),
         )
-        .header("Content-Security-Policy", skald_viewer::html::CSP)
+        .header(
+            "Content-Security-Policy",
+            skald_viewer::html::csp(&format!("{SCHEME}://localhost/{token}/")),
+        )
         .header("X-Content-Type-Options", "nosniff")
         .header(header::CACHE_CONTROL, "no-store")
         .header("Referrer-Policy", "no-referrer")

@@ -153,6 +153,9 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
 
   const onChange = (c: ViewerChanged) => {
     if (disposed || c.watch !== watch) return;
+    // How many changes this view followed (tests and bug reports read it).
+    status.dataset.changes = String(Number(status.dataset.changes ?? 0) + 1);
+    status.dataset.changed = `${c.path} ${c.exists}`;
     if (!c.exists) {
       status.textContent = c.path === info.path ? "This file was deleted; showing it as it was." : `${c.path} was deleted.`;
       status.dataset.state = "deleted";

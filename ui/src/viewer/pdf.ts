@@ -109,7 +109,8 @@ export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { pag
     pageInput.value = String(current + 1);
     void render(current);
     const slot = slots[current];
-    if (slot) pages.scrollTop = slot.offsetTop - pages.offsetTop;
+    // .pdf-pages is positioned, so it is the slots' offsetParent.
+    if (slot) pages.scrollTop = slot.offsetTop;
   };
   const setZoom = (dir: number) => {
     const i = ZOOMS.findIndex((z) => z >= zoom);

@@ -4,21 +4,27 @@
 //! file's directory, and `<scheme>://localhost/<token>/<path>` serves only
 //! files beneath it. The caller opens the file through its path policy and
 //! checks the judged path is still under the root (a symlink out of the tree
-//! is refused). Every response carries [`CSP`]: no connections anywhere
+//! is refused). Every response carries a CSP ([`csp`]): no connections anywhere
 //! (so no IPC and no asset protocol), no framing by anything but the app,
 //! no forms, no navigation of the top window (that part is the iframe's
 //! `sandbox`, which also withholds `allow-same-origin`, so the page has an
-//! opaque origin and cannot touch its parent).
+//! opaque origin and cannot touch its parent). See [`csp`].
 
 use std::path::{Component, Path, PathBuf};
 
-/// Scripts, styles, images, fonts and media from the page's own tree
-/// (and inline); nothing fetched, posted or framed.
-pub const CSP: &str = "default-src 'none'; script-src 'self' 'unsafe-inline'; \
-    style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; \
-    media-src 'self' data: blob:; connect-src 'none'; frame-src 'none'; child-src 'none'; \
-    worker-src 'none'; object-src 'none'; form-action 'none'; base-uri 'none'; \
-    frame-ancestors tauri://localhost http://tauri.localhost http://localhost:5173";
+/// The policy for a page served under `base` (`skald-html://localhost/<token>/`):
+/// scripts, styles, images, fonts and media from the page's own tree (and
+/// inline); nothing fetched, posted or framed. The tree is named rather than
+/// `'self'`: a sandboxed page's origin is opaque, which `'self'` never matches.
+pub fn csp(base: &str) -> String {
+    format!(
+        "default-src 'none'; script-src {base} 'unsafe-inline'; style-src {base} 'unsafe-inline'; \
+         img-src {base} data: blob:; font-src {base} data:; media-src {base} data: blob:; \
+         connect-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; \
+         object-src 'none'; form-action 'none'; base-uri 'none'; \
+         frame-ancestors tauri://localhost http://tauri.localhost http://localhost:5173"
+    )
+}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum HtmlPathError {

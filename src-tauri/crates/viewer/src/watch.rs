@@ -3,16 +3,17 @@
 //! The parent directories are watched, not the files: editors and
 //! `write_file` save by renaming a new file over the old one, which ends an
 //! inotify watch on the file itself, and a deleted file should be reported
-//! and picked up again when it comes back. Events are debounced, and only
-//! the files asked for are reported.
+//! and picked up again when it comes back. Events are debounced, reads are
+//! not changes, and only the files asked for are reported.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify::event::{AccessKind, AccessMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -28,44 +29,88 @@ pub struct Change {
     pub exists: bool,
 }
 
+/// A burst of events is reported at most this late, however long it lasts.
+const MAX_DELAY: Duration = Duration::from_secs(2);
+
 pub struct FileWatcher {
-    debouncer: Debouncer<RecommendedWatcher>,
+    watcher: RecommendedWatcher,
     files: Arc<Mutex<HashSet<PathBuf>>>,
     dirs: HashMap<PathBuf, usize>,
 }
 
+/// Opening and reading a file is not a change: the viewer reads the files
+/// it watches, and reporting that (or the access time it updates) would
+/// reload them forever. Content, names, creation, removal and a close after
+/// writing are changes; metadata alone is not.
+fn is_change(kind: &EventKind) -> bool {
+    use notify::event::ModifyKind;
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Other => false,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    }
+}
+
 impl FileWatcher {
-    /// `on_change` runs on the watcher's thread with the watched files that
-    /// changed in one debounce window.
+    /// `on_change` runs on the watcher's own thread with the watched files
+    /// that changed, once events have been quiet for `debounce`. The thread
+    /// ends when the watcher is dropped.
     pub fn new(
         debounce: Duration,
         on_change: impl Fn(Vec<Change>) + Send + 'static,
     ) -> Result<Self, WatchError> {
         let files: Arc<Mutex<HashSet<PathBuf>>> = Arc::default();
         let wanted = files.clone();
-        let debouncer = new_debouncer(debounce, move |res: DebounceEventResult| {
-            let Ok(events) = res else { return };
+        let (tx, rx) = mpsc::channel::<PathBuf>();
+        let watcher = notify::recommended_watcher(move |res: notify::Result<Event>| {
+            let Ok(event) = res else { return };
+            if !is_change(&event.kind) {
+                return;
+            }
             let wanted = wanted.lock().unwrap_or_else(|e| e.into_inner());
-            let changed: BTreeSet<PathBuf> = events
-                .into_iter()
-                .map(|e| e.path)
-                .filter(|p| wanted.contains(p))
-                .collect();
-            drop(wanted);
-            if !changed.is_empty() {
-                on_change(
-                    changed
-                        .into_iter()
-                        .map(|path| Change {
-                            exists: path.exists(),
-                            path,
-                        })
-                        .collect(),
-                );
+            for p in event.paths {
+                if wanted.contains(&p) {
+                    let _ = tx.send(p);
+                }
             }
         })?;
+        std::thread::Builder::new()
+            .name("skald-viewer-watch".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let started = Instant::now();
+                    let mut changed = BTreeSet::from([first]);
+                    let mut open = true;
+                    while started.elapsed() < MAX_DELAY {
+                        match rx.recv_timeout(debounce) {
+                            Ok(p) => {
+                                changed.insert(p);
+                            }
+                            Err(RecvTimeoutError::Timeout) => break,
+                            Err(RecvTimeoutError::Disconnected) => {
+                                open = false;
+                                break;
+                            }
+                        }
+                    }
+                    on_change(
+                        changed
+                            .into_iter()
+                            .map(|path| Change {
+                                exists: path.exists(),
+                                path,
+                            })
+                            .collect(),
+                    );
+                    if !open {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| WatchError::Notify(notify::Error::io(e)))?;
         Ok(Self {
-            debouncer,
+            watcher,
             files,
             dirs: HashMap::new(),
         })
@@ -82,7 +127,7 @@ impl FileWatcher {
                 *wanted_dirs.entry(d.to_path_buf()).or_default() += 1;
             }
         }
-        let watcher = self.debouncer.watcher();
+        let watcher = &mut self.watcher;
         for d in self.dirs.keys() {
             if !wanted_dirs.contains_key(d) {
                 let _ = watcher.unwatch(d);

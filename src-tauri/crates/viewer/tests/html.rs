@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use skald_viewer::html::{CSP, HtmlPathError, mime_for, request_path};
+use skald_viewer::html::{HtmlPathError, csp, mime_for, request_path};
 
 #[test]
 fn paths_stay_beneath_the_root() {
@@ -48,7 +48,9 @@ fn types_and_policy() {
     assert_eq!(mime_for(Path::new("a.HTML")), "text/html; charset=utf-8");
     assert_eq!(mime_for(Path::new("s.css")), "text/css; charset=utf-8");
     assert_eq!(mime_for(Path::new("x.bin")), "application/octet-stream");
-    assert!(CSP.contains("connect-src 'none'"));
-    assert!(CSP.contains("form-action 'none'"));
-    assert!(!CSP.contains("ipc:"));
+    let policy = csp("skald-html://localhost/t1/");
+    assert!(policy.contains("connect-src 'none'"));
+    assert!(policy.contains("form-action 'none'"));
+    assert!(policy.contains("img-src skald-html://localhost/t1/ data: blob:"));
+    assert!(!policy.contains("ipc:") && !policy.contains("'self'"));
 }

@@ -82,3 +82,23 @@ fn opens_from_an_already_open_handle() {
     let pdf = PdfDoc::from_reader(file).unwrap();
     assert_eq!(pdf.page_count(), 2);
 }
+
+#[test]
+fn documents_render_on_many_threads_at_once() {
+    let doc = Doc::new();
+    let path = compiled_pdf(&doc, 4);
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let pdf = PdfDoc::from_reader(std::fs::File::open(&path).unwrap()).unwrap();
+                let png = pdf.render_png(i % 4, 300).unwrap();
+                assert!(!png.is_empty());
+                pdf.page_text(i % 4).unwrap()
+            })
+        })
+        .collect();
+    for (i, t) in threads.into_iter().enumerate() {
+        assert!(t.join().unwrap().contains(&format!("Page {}", i % 4 + 1)));
+    }
+}

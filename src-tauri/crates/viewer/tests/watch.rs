@@ -97,3 +97,29 @@ fn a_file_that_does_not_exist_yet_is_watched_for() {
         }]
     );
 }
+
+#[test]
+fn reading_a_watched_file_is_not_a_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let f = dir.join("shown.pdf");
+    std::fs::write(&f, "x").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let mut w = FileWatcher::new(Duration::from_millis(100), move |c| {
+        let _ = tx.send(c);
+    })
+    .unwrap();
+    w.set_files(std::slice::from_ref(&f)).unwrap();
+    for _ in 0..5 {
+        assert_eq!(std::fs::read(&f).unwrap(), b"x");
+    }
+    assert!(rx.recv_timeout(Duration::from_millis(500)).is_err());
+    std::fs::write(&f, "y").unwrap();
+    assert_eq!(
+        next(&rx),
+        [Change {
+            path: f,
+            exists: true
+        }]
+    );
+}
