@@ -13,7 +13,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn write(path: &Path, text: &str) -> std::io::Result<()> {
