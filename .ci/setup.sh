@@ -16,6 +16,10 @@ APT_PACKAGES=(
   dbus-daemon dbus-bin
   # benchmarks and tool tests
   ripgrep universal-ctags curl ca-certificates
+  # the viewer: LaTeX to PDF (the smallest TeX Live that compiles ordinary
+  # articles: latex-recommended brings xcolor, booktabs, listings, hyperref),
+  # and pip to fetch libpdfium below
+  latexmk texlive-latex-base texlive-latex-recommended python3-pip
 )
 
 SUDO=""
@@ -63,6 +67,21 @@ fi
 if ! command -v tauri-driver >/dev/null; then
   step "tauri-driver (pinned to 2.x)"
   cargo install tauri-driver@2.1.0 --locked
+fi
+
+# libpdfium for the viewer's PDF pages: the build inside the pypdfium2 wheel
+# (needs only libc). skald-viewer finds it here, or wherever
+# SKALD_PDFIUM_LIB points.
+PDFIUM_WHEEL_VERSION="5.15.2"
+SKALD_PDFIUM_HOME="${SKALD_PDFIUM_HOME:-$HOME/.cache/skald/pdfium}"
+if [ ! -f "$SKALD_PDFIUM_HOME/pypdfium2_raw/libpdfium.so" ]; then
+  step "pdfium: libpdfium from the pypdfium2 $PDFIUM_WHEEL_VERSION wheel"
+  wheel_dir="$(mktemp -d)"
+  python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$wheel_dir" "pypdfium2==$PDFIUM_WHEEL_VERSION"
+  mkdir -p "$SKALD_PDFIUM_HOME"
+  python3 -m zipfile -e "$wheel_dir"/pypdfium2-*.whl "$SKALD_PDFIUM_HOME"
+  rm -rf "$wheel_dir"
+  [ -f "$SKALD_PDFIUM_HOME/pypdfium2_raw/libpdfium.so" ] || { echo "libpdfium.so missing from the wheel" >&2; exit 1; }
 fi
 
 step "npm: ui dependencies"

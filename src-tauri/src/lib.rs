@@ -4,6 +4,7 @@
 
 mod attention;
 mod commands;
+mod html_view;
 mod navigation;
 mod state;
 mod tray;
@@ -47,7 +48,9 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
-        .plugin(navigation::guard(dev_url))
+        .plugin(navigation::guard(dev_url, &[html_view::SCHEME]))
+        .manage(html_view::HtmlRoots::default())
+        .register_asynchronous_uri_scheme_protocol(html_view::SCHEME, html_view::handle)
         .setup(|app| {
             let resources = app.path().resource_dir().ok();
             let state = match tauri::async_runtime::block_on(AppState::load(resources)) {
@@ -73,6 +76,7 @@ pub fn run() {
                 state.approvals.subscribe_changes(),
             );
             app.manage(state);
+            app.manage(commands::viewer::ViewerState::default());
             tray::build(app)?;
             Ok(())
         })
@@ -113,6 +117,15 @@ pub fn run() {
             commands::settings::env_endpoints,
             commands::settings::set_env_model,
             commands::viewer::view_file,
+            commands::viewer::viewer_open,
+            commands::viewer::viewer_bytes,
+            commands::viewer::pdf_info,
+            commands::viewer::pdf_page,
+            commands::viewer::pdf_find,
+            commands::viewer::latex_compile,
+            commands::viewer::viewer_watch,
+            commands::viewer::viewer_unwatch,
+            html_view::html_serve,
             commands::approvals::list_pending,
             commands::approvals::approve_call,
             commands::approvals::reject_call,

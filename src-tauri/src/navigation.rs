@@ -21,7 +21,13 @@ pub fn may_load(url: &Url, dev_url: Option<&Url>, own_schemes: &[&str]) -> bool 
         return true;
     }
     if matches!(scheme, "http" | "https") {
-        if url.host_str() == Some("tauri.localhost") {
+        // Where WebKit serves custom schemes as `http://<scheme>.localhost`.
+        let host = url.host_str().unwrap_or("");
+        if host == "tauri.localhost"
+            || own_schemes
+                .iter()
+                .any(|s| host.strip_suffix(".localhost") == Some(s))
+        {
             return true;
         }
         if let Some(dev) = dev_url {
@@ -38,10 +44,13 @@ pub fn is_external_link(url: &Url) -> bool {
 }
 
 /// The guard as a plugin, so it covers every webview the app creates.
-pub fn guard<R: tauri::Runtime>(dev_url: Option<Url>) -> TauriPlugin<R> {
+pub fn guard<R: tauri::Runtime>(
+    dev_url: Option<Url>,
+    own_schemes: &'static [&'static str],
+) -> TauriPlugin<R> {
     tauri::plugin::Builder::new("navigation-guard")
         .on_navigation(move |_webview, url| {
-            let allowed = may_load(url, dev_url.as_ref(), &[]);
+            let allowed = may_load(url, dev_url.as_ref(), own_schemes);
             if !allowed {
                 tracing::info!(%url, "navigation refused: the window stays on the app");
             }
@@ -81,10 +90,17 @@ mod tests {
         }
         // A release build has no dev server: localhost:5173 is just a site.
         assert!(!may_load(&url("http://localhost:5173/"), None, &[]));
-        assert!(may_load(
-            &url("skald-view://x/a.html"),
+        // The viewer's HTML frames, in both spellings WebKit uses.
+        for u in [
+            "skald-html://x/a.html",
+            "http://skald-html.localhost/x/a.html",
+        ] {
+            assert!(may_load(&url(u), None, &["skald-html"]), "{u}");
+        }
+        assert!(!may_load(
+            &url("http://evil-skald-html.localhost/"),
             None,
-            &["skald-view"]
+            &["skald-html"]
         ));
     }
 

@@ -96,9 +96,9 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   writeFileSync(file, await session.screenshot());
   console.log(`screenshot: ${file}`);
 
-  // Clicking the path opens the file view.
+  // Clicking the path opens the file view (notes.md is rendered as Markdown).
   await session.execute("document.querySelector('.tool-card[data-tool-name=read_file] .tool-path').click()");
-  const viewed = await session.waitFor("return document.querySelector('[data-testid=viewer-text]')?.textContent", {
+  const viewed = await session.waitFor("return document.querySelector('[data-testid=viewer-markdown]')?.textContent", {
     what: "the file view",
   });
   assert.match(viewed, /hello-skald/);

@@ -27,6 +27,11 @@ import type {
   SessionSearchHit,
   SessionSummary,
   TurnOutcome,
+  LatexView,
+  PdfFindHit,
+  PdfInfo,
+  ViewInfo,
+  ViewerChanged,
 } from "./bindings";
 
 export function listTools(): Promise<AllTools> {
@@ -244,6 +249,53 @@ export function clearBypasses(sessionId: string): Promise<void> {
 /** A text file for the viewer, through the same policy as read tools. */
 export function viewFile(path: string): Promise<string> {
   return invoke<string>("view_file", { path });
+}
+
+/** What a file is (kind, canonical path, size), through the read policy. */
+export function viewerOpen(path: string): Promise<ViewInfo> {
+  return invoke<ViewInfo>("viewer_open", { path });
+}
+
+/** An image's or SVG's bytes. */
+export function viewerBytes(path: string): Promise<ArrayBuffer> {
+  return invoke<ArrayBuffer>("viewer_bytes", { path });
+}
+
+export function pdfInfo(path: string): Promise<PdfInfo> {
+  return invoke<PdfInfo>("pdf_info", { path });
+}
+
+/** Page `page` (0-based) as PNG bytes, `width` device pixels wide. */
+export function pdfPage(path: string, page: number, width: number): Promise<ArrayBuffer> {
+  return invoke<ArrayBuffer>("pdf_page", { path, page, width });
+}
+
+export function pdfFind(path: string, query: string): Promise<PdfFindHit[]> {
+  return invoke<PdfFindHit[]>("pdf_find", { path, query });
+}
+
+/** The isolated URL (skald-html protocol) that serves an HTML file's tree. */
+export function htmlServe(path: string): Promise<string> {
+  return invoke<string>("html_serve", { path });
+}
+
+/** Compiles a .tex document (or takes it from the cache). */
+export function latexCompile(path: string): Promise<LatexView> {
+  return invoke<LatexView>("latex_compile", { path });
+}
+
+/** Starts (or, given `watch`, updates) a watch on files; returns its id. */
+export function viewerWatch(paths: string[], watch?: number): Promise<number> {
+  return invoke<number>("viewer_watch", { paths, watch: watch ?? null });
+}
+
+export function viewerUnwatch(watch: number): Promise<void> {
+  return invoke<void>("viewer_unwatch", { watch });
+}
+
+/** Calls `handler` for every watched file that changes; resolves to an unlisten. */
+export function onViewerChanged(handler: (c: ViewerChanged) => void): Promise<() => void> {
+  return listen<ViewerChanged>("viewer-changed", (e) => handler(e.payload));
 }
 
 /** A readable sentence from whatever a failed command rejected with. */

@@ -266,3 +266,35 @@ toolCallId: string, sessionId: string, sessionTitle: string, agentId: string, ti
  * Markdown.
  */
 question: string, suggestedAnswers: Array<string>, createdAt: number, };
+
+export type ViewKind = { "kind": "markdown" } | { "kind": "code", language: string, } | { "kind": "text" } | { "kind": "image", mime: string, } | { "kind": "svg" } | { "kind": "pdf" } | { "kind": "latex" } | { "kind": "html" } | { "kind": "binary" };
+
+export type ViewInfo = { 
+/**
+ * Canonical path: what later viewer commands and change events name.
+ */
+path: string, kind: ViewKind, size: number, };
+
+export type PdfPageSize = { width: number, height: number, };
+
+export type PdfInfo = { pages: Array<PdfPageSize>, };
+
+export type PdfFindHit = { 
+/**
+ * 0-based.
+ */
+page: number, count: number, snippet: string, };
+
+export type TexErrorView = { file: string | null, line: number | null, message: string, };
+
+export type LatexView = { pdf: string | null, fromCache: boolean, millis: number, 
+/**
+ * The document's inputs (watched).
+ */
+inputs: Array<string>, errors: Array<TexErrorView>, 
+/**
+ * A compile that could not run or finish (TeX missing, timeout).
+ */
+failure: string | null, };
+
+export type ViewerChanged = { watch: number, path: string, exists: boolean, };

@@ -6,7 +6,7 @@ import { mountInbox } from "./pages/inbox";
 import { mountRules } from "./pages/rules";
 import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
-import { mountViewer } from "./pages/viewer";
+import { disposeViewer, mountViewer } from "./pages/viewer";
 import { guardLinks, installContextMenu } from "./links";
 import { isHideShortcut } from "./shortcuts";
 
@@ -31,6 +31,7 @@ async function route(): Promise<void> {
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>(".nav-link"))) {
     a.classList.toggle("active", a.dataset.route === name);
   }
+  disposeViewer();
   try {
     switch (name) {
       case "tools":

@@ -1,13 +1,185 @@
-// A plain file view for clicked tool paths, until the full viewer lands.
+// The file viewer: asks the backend what the file is, shows it by kind, and
+// watches it (a LaTeX document: all its inputs) so it reloads in place when
+// the agent or the person changes it, keeping page, zoom and scroll.
 import { el } from "../dom";
 import * as api from "../api";
+import type { LatexView, ViewInfo, ViewerChanged } from "../bindings";
+import { codeView, imageView, markdownView, note, svgView, toggle } from "../viewer/kinds";
+import { pdfView, type PdfPlace, type PdfView } from "../viewer/pdf";
 
-export async function mountViewer(root: HTMLElement, path: string, deps = { api }): Promise<void> {
-  root.replaceChildren(el("h1", {}, path), el("p", { class: "muted" }, "Loading…"));
+export type ViewerApi = Pick<
+  typeof api,
+  "viewerOpen" | "viewFile" | "htmlServe" | "viewerBytes" | "pdfInfo" | "pdfPage" | "pdfFind" | "latexCompile" | "viewerWatch" | "viewerUnwatch" | "onViewerChanged"
+>;
+
+/** The page in an iframe without allow-same-origin: an opaque origin with
+ *  no way to its parent, the IPC or other files (the protocol's CSP). */
+export function htmlFrame(url: string): HTMLIFrameElement {
+  const f = el("iframe", { class: "viewer-html", "data-testid": "viewer-html", sandbox: "allow-scripts", referrerpolicy: "no-referrer", src: url });
+  f.title = "HTML page";
+  return f;
+}
+
+let disposeCurrent: (() => void) | null = null;
+
+/** Ends the open view's watch (the router calls it when leaving the page). */
+export function disposeViewer(): void {
+  disposeCurrent?.();
+  disposeCurrent = null;
+}
+
+export async function mountViewer(root: HTMLElement, path: string, deps: { api: ViewerApi } = { api }): Promise<void> {
+  disposeViewer();
+  const a = deps.api;
+  const status = el("div", { class: "viewer-status muted", "data-testid": "viewer-status", role: "status" });
+  const banner = el("div", { class: "viewer-banner", "data-testid": "viewer-banner", hidden: "" });
+  const body = el("div", { class: "viewer-content", "data-testid": "viewer-content" });
+  root.replaceChildren(el("h1", { class: "viewer-title" }, path), status, banner, body);
+  status.textContent = "Loading…";
+
+  let info: ViewInfo;
   try {
-    const text = await deps.api.viewFile(path);
-    root.replaceChildren(el("h1", { class: "viewer-title" }, path), el("pre", { class: "viewer-text", "data-testid": "viewer-text" }, text));
+    info = await a.viewerOpen(path);
   } catch (e) {
-    root.replaceChildren(el("h1", {}, path), el("p", { class: "error", role: "alert" }, api.errorMessage(e)));
+    status.textContent = "";
+    body.replaceChildren(el("p", { class: "error", role: "alert" }, api.errorMessage(e)));
+    return;
   }
+  const urls: string[] = [];
+  let pdf: PdfView | null = null;
+  let place: PdfPlace | undefined;
+  let watch: number | undefined;
+  let disposed = false;
+  let unlisten: (() => void) | null = null;
+
+  const showBanner = (items: (Node | string)[]) => {
+    banner.hidden = items.length === 0;
+    banner.replaceChildren(...items);
+  };
+
+  const latexBanner = (v: LatexView): (Node | string)[] => {
+    if (v.failure) return [el("strong", {}, v.failure)];
+    if (v.errors.length === 0) return [];
+    return [
+      el("strong", {}, v.pdf ? "LaTeX failed; showing the last good PDF." : "LaTeX failed."),
+      el(
+        "ul",
+        { "data-testid": "latex-errors" },
+        ...v.errors.map((e) => {
+          const at = e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : "";
+          const item = el("li", {}, at + e.message);
+          if (e.file) {
+            const link = el("a", { href: `#/view?path=${encodeURIComponent(e.file)}${e.line ? `&line=${e.line}` : ""}`, class: "latex-error-link" }, "open");
+            item.append(" ", link);
+          }
+          return item;
+        }),
+      ),
+    ];
+  };
+
+  const showPdf = async (pdfPath: string) => {
+    const keep = pdf?.place() ?? place;
+    pdf?.dispose();
+    pdf = await pdfView(pdfPath, a, keep);
+    body.replaceChildren(pdf.node);
+  };
+
+  /** Renders the file; returns the files to watch. */
+  const render = async (): Promise<string[]> => {
+    const kind = info.kind;
+    const scroll = root.scrollTop;
+    switch (kind.kind) {
+      case "markdown":
+        body.replaceChildren(markdownView(await a.viewFile(info.path)));
+        break;
+      case "code":
+        body.replaceChildren(codeView(await a.viewFile(info.path), kind.language));
+        break;
+      case "text":
+        body.replaceChildren(codeView(await a.viewFile(info.path)));
+        break;
+      case "html": {
+        const [url, text] = await Promise.all([a.htmlServe(info.path), a.viewFile(info.path)]);
+        body.replaceChildren(toggle(["Page", "Source"], [() => htmlFrame(url), () => codeView(text, "html")]));
+        break;
+      }
+      case "image":
+        body.replaceChildren(imageView(await a.viewerBytes(info.path), kind.mime, urls));
+        break;
+      case "svg":
+        body.replaceChildren(svgView(await a.viewerBytes(info.path), urls));
+        break;
+      case "pdf":
+        await showPdf(info.path);
+        break;
+      case "latex": {
+        status.textContent = "Compiling…";
+        const v = await a.latexCompile(info.path);
+        showBanner(latexBanner(v));
+        if (v.pdf) {
+          await showPdf(v.pdf);
+        } else {
+          body.replaceChildren(toggle(["Errors", "Source"], [() => note("No PDF yet."), () => codeView("", "latex")]));
+        }
+        status.textContent = v.failure || v.errors.length ? "" : v.fromCache ? "From cache" : `Compiled in ${(v.millis / 1000).toFixed(1)} s`;
+        root.scrollTop = scroll;
+        return v.inputs.length ? v.inputs : [info.path];
+      }
+      case "binary":
+        body.replaceChildren(note(`${info.path} is a binary file (${info.size} bytes); the viewer does not show its bytes.`, "viewer-binary"));
+        break;
+    }
+    status.textContent = "";
+    root.scrollTop = scroll;
+    return [info.path];
+  };
+
+  let rendering: Promise<void> = Promise.resolve();
+  const refresh = () => {
+    rendering = rendering.then(async () => {
+      if (disposed) return;
+      try {
+        const files = await render();
+        if (disposed) return;
+        watch = await a.viewerWatch(files, watch);
+      } catch (e) {
+        status.textContent = "";
+        showBanner([el("strong", {}, api.errorMessage(e))]);
+      }
+    });
+    return rendering;
+  };
+
+  const onChange = (c: ViewerChanged) => {
+    if (disposed || c.watch !== watch) return;
+    // How many changes this view followed (tests and bug reports read it).
+    status.dataset.changes = String(Number(status.dataset.changes ?? 0) + 1);
+    status.dataset.changed = `${c.path} ${c.exists}`;
+    if (!c.exists) {
+      status.textContent = c.path === info.path ? "This file was deleted; showing it as it was." : `${c.path} was deleted.`;
+      status.dataset.state = "deleted";
+      if (info.kind.kind !== "latex" || c.path === info.path) return;
+    }
+    status.dataset.state = "reloading";
+    void refresh().then(() => {
+      if (!disposed) status.dataset.state = "reloaded";
+    });
+  };
+
+  disposeCurrent = () => {
+    disposed = true;
+    unlisten?.();
+    pdf?.dispose();
+    for (const u of urls) URL.revokeObjectURL(u);
+    if (watch !== undefined) void a.viewerUnwatch(watch).catch(() => undefined);
+  };
+  try {
+    const stop = await a.onViewerChanged(onChange);
+    if (disposed) stop();
+    else unlisten = stop;
+  } catch {
+    // Without events the view still shows; it just does not follow edits.
+  }
+  await refresh();
 }

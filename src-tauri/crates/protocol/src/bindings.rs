@@ -12,6 +12,9 @@ use crate::{
     SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
     ToolKind, TurnOutcome, UsageView,
 };
+use crate::{
+    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+};
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -65,6 +68,14 @@ pub fn typescript() -> String {
         decl::<TodoView>(&cfg),
         decl::<TodoListView>(&cfg),
         decl::<PendingQuestionView>(&cfg),
+        decl::<ViewKind>(&cfg),
+        decl::<ViewInfo>(&cfg),
+        decl::<PdfPageSize>(&cfg),
+        decl::<PdfInfo>(&cfg),
+        decl::<PdfFindHit>(&cfg),
+        decl::<TexErrorView>(&cfg),
+        decl::<LatexView>(&cfg),
+        decl::<ViewerChanged>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

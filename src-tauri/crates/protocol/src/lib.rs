@@ -14,6 +14,7 @@ mod rules;
 mod session;
 mod settings;
 mod tools;
+mod viewer;
 
 pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
@@ -31,3 +32,6 @@ pub use settings::{
     ReasoningSetting,
 };
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
+pub use viewer::{
+    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+};

@@ -24,6 +24,7 @@ mod names;
 mod policy;
 mod predict;
 mod read_file;
+mod read_pdf;
 mod replace_lines;
 pub mod resolve;
 mod search_file;

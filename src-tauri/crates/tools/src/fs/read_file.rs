@@ -60,7 +60,8 @@ impl TypedTool for ReadFile {
         "Read a text file as numbered lines (`    N | text`). Use this instead of cat/head/tail/sed \
          via the shell. Reads up to 2000 lines per call; for a long file pass start_line (and \
          end_line or limit) to read the next part — the result says how many lines the file has \
-         and where to continue. Lines over 2000 characters are cut. Binary files are refused \
+         and where to continue. Lines over 2000 characters are cut. A PDF gives its text, page \
+         by page (`[page N of M]` lines mark where each starts). Other binary files are refused \
          (use get_ast_outline for source structure). For directories use list_files; to find \
          text use search_file (one file) or grep_files (many files)."
     }
@@ -123,6 +124,9 @@ fn read_file(input: &ReadFileInput) -> ToolResult {
     let (start, limit) = validate(input)?;
     let t = target(&input.path)?;
     let info = require_file(&t)?;
+    if super::read_pdf::is_pdf(&t)? {
+        return super::read_pdf::read_pdf(&t, start, limit, input.end_line);
+    }
     let reader = open_text(&t, tn::READ_FILE)?;
     let mut lines = LineReader::new(reader, MAX_LINE_BYTES).with_budget(READ_BUDGET_BYTES);
 

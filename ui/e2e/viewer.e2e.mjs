@@ -1,0 +1,212 @@
+// E2E: the file viewer in the real app, one test per kind, with screenshots:
+// Markdown (table, code), code with line numbers, PNG and SVG, a multi-page
+// PDF (page 3, find), a .tex with an \input chain edited on disk (reloaded
+// PDF), HTML with relative CSS and image, and an HTML page that tries to
+// break out of its sandbox.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Session, startDriver } from "./webdriver.mjs";
+
+const app = process.env.SKALD_APP;
+const shots = process.env.SKALD_SCREENSHOTS;
+if (!app || !shots) throw new Error("set SKALD_APP and SKALD_SCREENSHOTS");
+
+// An 8×8 red PNG.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC",
+  "base64",
+);
+
+let driver;
+let session;
+let dir;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "skald-viewer-e2e-"));
+  driver = await startDriver({ name: "viewer" });
+  session = await Session.create(driver.base, app);
+  // The first route (the chat page) must be done before we navigate away.
+  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat page" });
+});
+
+after(async () => {
+  await session?.quit();
+  await driver?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const write = (name, text) => {
+  const p = join(dir, name);
+  mkdirSync(join(p, ".."), { recursive: true });
+  writeFileSync(p, text);
+  return p;
+};
+
+async function open(path) {
+  await session.execute("location.hash = '#/view?path=' + encodeURIComponent(arguments[0])", [path]);
+}
+
+async function shot(name) {
+  await new Promise((r) => setTimeout(r, 800));
+  mkdirSync(shots, { recursive: true });
+  const file = join(shots, `viewer-${name}.png`);
+  writeFileSync(file, await session.screenshot());
+  console.log(`screenshot: ${file}`);
+}
+
+test("Markdown with a table and code", async () => {
+  const p = write("notes.md", "# Notes\n\n| kind | shown |\n|---|---|\n| md | yes |\n\n```rust\nfn main() {}\n```\n\n- [x] done\n");
+  await open(p);
+  await session.waitFor("return document.querySelector('[data-testid=viewer-markdown] table td')?.textContent === 'md'", { what: "the Markdown table" });
+  assert.equal(await session.execute("return document.querySelector('[data-testid=viewer-markdown] pre code')?.textContent.trim()"), "fn main() {}");
+  await shot("markdown");
+});
+
+test("code with line numbers", async () => {
+  const lines = Array.from({ length: 300 }, (_, i) => `let x${i} = ${i};`).join("\n");
+  const p = write("code.ts", lines + "\n");
+  await open(p);
+  await session.waitFor("return document.querySelector('[data-testid=viewer-code]')?.dataset.lines === '300'", { what: "300 numbered lines" });
+  await shot("code");
+});
+
+test("PNG and SVG as images", async () => {
+  const png = join(dir, "red.png");
+  writeFileSync(png, PNG);
+  await open(png);
+  await session.waitFor("return document.querySelector('[data-testid=viewer-image-size]')?.textContent === '8 × 8 px'", { what: "the PNG's size" });
+  await shot("png");
+  const svg = write(
+    "shape.svg",
+    "<svg xmlns='http://www.w3.org/2000/svg' width='120' height='80'><rect width='120' height='80' fill='#3b6'/><script>parent.document.title='owned'</script></svg>",
+  );
+  await open(svg);
+  await session.waitFor("const i = document.querySelector('[data-testid=viewer-image]'); return i && i.naturalWidth === 120", { what: "the SVG drawn as an image" });
+  assert.notEqual(await session.execute("return document.title"), "owned");
+  await shot("svg");
+});
+
+function texPages(n) {
+  let s = "\\documentclass{article}\n\\begin{document}\n";
+  for (let i = 1; i <= n; i++) s += `\\section*{Page ${i}}\nThis is page ${i}.${i === 3 ? " The word zebra lives here." : ""}\n\\newpage\n`;
+  return s + "\\end{document}\n";
+}
+
+test("a multi-page PDF: page 3 and find", async () => {
+  const tex = write("pdfsrc/pages.tex", texPages(6));
+  execFileSync("pdflatex", ["-interaction=nonstopmode", "-output-directory", join(dir, "pdfsrc"), tex], { stdio: "ignore" });
+  await open(join(dir, "pdfsrc/pages.pdf"));
+  await session.waitFor("return document.querySelector('[data-testid=pdf-view]')?.dataset.pages === '6'", { what: "6 pages" });
+  await session.waitFor("return document.querySelector('[data-testid=pdf-page-1]')?.dataset.loaded === 'true'", { what: "page 1 drawn" });
+  await session.execute(
+    "const f = document.querySelector('[data-testid=pdf-find]'); f.value = 'zebra'; f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}));",
+  );
+  await session.waitFor("return document.querySelector('[data-testid=pdf-find-result]')?.textContent.includes('p. 3')", { what: "find on page 3" });
+  await session.waitFor(
+    "return document.querySelector('[data-testid=pdf-page-input]').value === '3' && document.querySelector('[data-testid=pdf-page-3]')?.dataset.loaded === 'true'",
+    { what: "page 3 shown" },
+  );
+  await shot("pdf-page3");
+});
+
+test("LaTeX with an \\input chain reloads when a fragment changes on disk", async () => {
+  write("paper/main.tex", "\\documentclass{article}\n\\begin{document}\n\\section*{Paper}\n\\input{sections/intro}\n\\end{document}\n");
+  write("paper/sections/intro.tex", "Intro says \\input{sections/detail}\n");
+  write("paper/sections/detail.tex", "first version.\n");
+  await open(join(dir, "paper/main.tex"));
+  await session.waitFor("return document.querySelector('[data-testid=pdf-page-1]')?.dataset.loaded === 'true'", { what: "the compiled PDF", timeoutMs: 90_000 });
+  const before = await session.execute("return document.querySelector('[data-testid=pdf-page-1] img')?.src");
+  write("paper/sections/detail.tex", "second version, with more words in it.\n");
+  await session.waitFor(
+    "const s = document.querySelector('[data-testid=viewer-status]'); return s?.dataset.state === 'reloaded' && document.querySelector('[data-testid=pdf-page-1]')?.dataset.loaded === 'true' && document.querySelector('[data-testid=pdf-page-1] img')?.src !== arguments[0]",
+    { what: "the reloaded PDF", timeoutMs: 90_000 },
+  ).catch(async (e) => {
+    await shot("latex-failed");
+    throw e;
+  });
+  assert.notEqual(await session.execute("return document.querySelector('[data-testid=pdf-page-1] img')?.src"), before);
+  await shot("latex-reloaded");
+  // A broken fragment: the banner names file:line, the last good PDF stays.
+  write("paper/sections/detail.tex", "broken \\nosuchmacro here.\n");
+  await session.waitFor("return document.querySelector('[data-testid=latex-errors]')?.textContent.includes('detail.tex:1: Undefined control sequence \\\\nosuchmacro')", {
+    what: "the error banner",
+    timeoutMs: 90_000,
+  });
+  await session.waitFor("return document.querySelector('[data-testid=pdf-page-1]')?.dataset.loaded === 'true'", { what: "the last good PDF under the banner" });
+  await shot("latex-error");
+});
+
+test("HTML with relative CSS and an image, in its sandbox", async () => {
+  write("site/style.css", "body { background: rgb(10, 120, 200); color: white; } h1 { font-size: 40px; }");
+  writeFileSync(join(dir, "site/pic.png"), PNG);
+  const p = write(
+    "site/index.html",
+    "<!doctype html><link rel=stylesheet href=style.css><h1 id=h>Hello</h1><img id=pic src=pic.png width=64><p id=out>…</p><script>document.getElementById('out').textContent='script ran'</script>",
+  );
+  await open(p);
+  await session.waitFor("return !!document.querySelector('[data-testid=viewer-html]')", { what: "the iframe" });
+  const frame = await session.cmd("POST", "/element", { using: "css selector", value: "[data-testid=viewer-html]" });
+  await session.cmd("POST", "/frame", { id: frame });
+  try {
+    await session.waitFor("return document.getElementById('out')?.textContent === 'script ran'", { what: "the page's own script" });
+    assert.equal(await session.execute("return getComputedStyle(document.body).backgroundColor"), "rgb(10, 120, 200)");
+    await session.waitFor("return document.getElementById('pic')?.naturalWidth === 8", { what: "the relative image" });
+  } finally {
+    await session.cmd("POST", "/frame/parent", {});
+  }
+  await shot("html");
+});
+
+test("an HTML page cannot reach the app, its parent, the IPC or files outside its tree", async () => {
+  writeFileSync(join(dir, "outside.png"), PNG);
+  write("evil/secret-neighbour.txt", "x");
+  const p = write(
+    "evil/index.html",
+    `<!doctype html><ul id=r></ul><img id=inside src=ok.png><script>
+    const r = document.getElementById('r');
+    const say = (k, v) => { const li = document.createElement('li'); li.dataset.k = k; li.textContent = k + '=' + v; r.append(li); };
+    say('internals', typeof window.__TAURI_INTERNALS__ + '/' + typeof window.__TAURI__);
+    try { say('parentDoc', String(!!parent.document.body)); } catch (e) { say('parentDoc', 'blocked'); }
+    try { say('parentInternals', typeof parent.__TAURI_INTERNALS__); } catch (e) { say('parentInternals', 'blocked'); }
+    try { top.location.href = 'https://example.invalid/'; say('topNav', 'no error'); } catch (e) { say('topNav', 'blocked'); }
+    try { say('webkitIpc', String(!!(window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.ipc))); } catch (e) { say('webkitIpc', 'blocked'); }
+    const tryFetch = (k, url, opts) => fetch(url, opts).then(() => say(k, 'reached'), () => say(k, 'blocked'));
+    tryFetch('ipc', 'ipc://localhost/app_info', { method: 'POST', body: '{}' });
+    tryFetch('ipcHttp', 'http://ipc.localhost/app_info', { method: 'POST', body: '{}' });
+    tryFetch('asset', 'asset://localhost/etc/hostname');
+    tryFetch('sibling', 'secret-neighbour.txt');
+    const img = (k, src) => { const i = new Image(); i.onload = () => say(k, 'loaded'); i.onerror = () => say(k, 'blocked'); i.src = src; };
+    img('outsideImg', '../outside.png');
+    img('outsideImgEnc', '%2e%2e/outside.png');
+    img('fileImg', 'file://${dir}/outside.png');
+    </script>`,
+  );
+  writeFileSync(join(dir, "evil/ok.png"), PNG);
+  await open(p);
+  await session.waitFor("return !!document.querySelector('[data-testid=viewer-html]')", { what: "the iframe" });
+  const frame = await session.cmd("POST", "/element", { using: "css selector", value: "[data-testid=viewer-html]" });
+  await session.cmd("POST", "/frame", { id: frame });
+  let results;
+  try {
+    results = await session.waitFor(
+      "const items = Array.from(document.querySelectorAll('#r li')); return items.length >= 12 ? Object.fromEntries(items.map(li => [li.dataset.k, li.textContent.split('=')[1]])) : null",
+      { what: "every attempt reported" },
+    );
+    assert.equal(await session.execute("return document.getElementById('inside').naturalWidth"), 8, "its own image loads");
+  } finally {
+    await session.cmd("POST", "/frame/parent", {});
+  }
+  console.log(JSON.stringify(results));
+  assert.equal(results.internals, "undefined/undefined");
+  assert.equal(results.parentDoc, "blocked");
+  assert.equal(results.parentInternals, "blocked");
+  assert.equal(results.topNav, "blocked");
+  for (const k of ["ipc", "ipcHttp", "asset", "sibling", "outsideImg", "outsideImgEnc", "fileImg"]) assert.equal(results[k], "blocked", k);
+  // The app is still itself: same page, IPC working.
+  assert.match(await session.execute("return location.hash"), /^#\/view/);
+  await shot("html-security");
+});

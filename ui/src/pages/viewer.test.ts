@@ -1,0 +1,170 @@
+// @vitest-environment jsdom
+import { describe, expect, it, vi } from "vitest";
+import type { LatexView, ViewInfo, ViewerChanged } from "../bindings";
+import { disposeViewer, mountViewer, type ViewerApi } from "./viewer";
+
+// jsdom has no blob URLs.
+URL.createObjectURL = vi.fn(() => "blob:test");
+URL.revokeObjectURL = vi.fn();
+
+const flush = async () => {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 0));
+};
+
+function fakeApi(info: ViewInfo, over: Partial<ViewerApi> = {}) {
+  let emit: (c: ViewerChanged) => void = () => undefined;
+  const api = {
+    viewerOpen: vi.fn(async () => info),
+    viewFile: vi.fn(async () => "line one\nline two\nline three\n"),
+    htmlServe: vi.fn(async () => "skald-html://localhost/t1/index.html"),
+    viewerBytes: vi.fn(async () => new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg'/>").buffer as ArrayBuffer),
+    pdfInfo: vi.fn(async () => ({ pages: [1, 2, 3, 4].map(() => ({ width: 612, height: 792 })) })),
+    pdfPage: vi.fn(async () => new Uint8Array([137, 80, 78, 71]).buffer as ArrayBuffer),
+    pdfFind: vi.fn(async () => [{ page: 2, count: 1, snippet: "page 3 says gamma" }]),
+    latexCompile: vi.fn(),
+    viewerWatch: vi.fn(async () => 7),
+    viewerUnwatch: vi.fn(async () => undefined),
+    onViewerChanged: vi.fn(async (h: (c: ViewerChanged) => void) => {
+      emit = h;
+      return () => undefined;
+    }),
+    ...over,
+  } as unknown as ViewerApi;
+  return { api, emit: (c: ViewerChanged) => emit(c) };
+}
+
+const root = () => document.createElement("div");
+
+describe("the viewer", () => {
+  it("shows code with line numbers and watches the file", async () => {
+    const r = root();
+    const { api } = fakeApi({ path: "/w/main.rs", kind: { kind: "code", language: "rust" }, size: 30 });
+    await mountViewer(r, "main.rs", { api });
+    const code = r.querySelector("[data-testid=viewer-code]") as HTMLElement;
+    expect(code.dataset.lines).toBe("3");
+    expect(r.querySelector(".code-gutter")?.textContent).toBe("1\n2\n3");
+    expect(r.querySelector(".code-text code")?.className).toBe("language-rust");
+    expect(api.viewerWatch).toHaveBeenCalledWith(["/w/main.rs"], undefined);
+  });
+
+  it("renders Markdown sanitised, with a toggle to source", async () => {
+    const r = root();
+    const { api } = fakeApi(
+      { path: "/w/a.md", kind: { kind: "markdown" }, size: 10 },
+      { viewFile: vi.fn(async () => "| a | b |\n|---|---|\n| 1 | 2 |\n\n<img src=x onerror=alert(1)>") },
+    );
+    await mountViewer(r, "a.md", { api });
+    expect(r.querySelector("table")).not.toBeNull();
+    expect(r.innerHTML).not.toContain("onerror");
+    (r.querySelector("[data-testid=viewer-toggle]") as HTMLButtonElement).click();
+    expect(r.querySelector("[data-testid=viewer-code]")).not.toBeNull();
+  });
+
+  it("shows SVG as an image, never as live markup", async () => {
+    const r = root();
+    const { api } = fakeApi({ path: "/w/logo.svg", kind: { kind: "svg" }, size: 40 });
+    await mountViewer(r, "logo.svg", { api });
+    const img = r.querySelector("[data-testid=viewer-image]") as HTMLImageElement;
+    expect(img.tagName).toBe("IMG");
+    expect(r.querySelector("svg")).toBeNull();
+  });
+
+  it("puts HTML in a sandboxed iframe without same-origin", async () => {
+    const r = root();
+    const { api } = fakeApi({ path: "/w/site/index.html", kind: { kind: "html" }, size: 40 });
+    await mountViewer(r, "index.html", { api });
+    const frame = r.querySelector("[data-testid=viewer-html]") as HTMLIFrameElement;
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
+    expect(frame.getAttribute("src")).toBe("skald-html://localhost/t1/index.html");
+    disposeViewer();
+  });
+
+  it("says a binary file is binary", async () => {
+    const r = root();
+    const { api } = fakeApi({ path: "/w/a.bin", kind: { kind: "binary" }, size: 99 });
+    await mountViewer(r, "a.bin", { api });
+    expect(r.querySelector("[data-testid=viewer-binary]")?.textContent).toContain("binary file (99 bytes)");
+  });
+
+  it("lays out every PDF page, renders lazily and finds text", async () => {
+    const r = root();
+    document.body.append(r);
+    const { api } = fakeApi({ path: "/w/doc.pdf", kind: { kind: "pdf" }, size: 1000 });
+    await mountViewer(r, "doc.pdf", { api });
+    await flush();
+    expect(r.querySelectorAll(".pdf-page")).toHaveLength(4);
+    // Not every page at once.
+    expect((api.pdfPage as ReturnType<typeof vi.fn>).mock.calls.length).toBeLessThan(4);
+    const find = r.querySelector("[data-testid=pdf-find]") as HTMLInputElement;
+    find.value = "gamma";
+    find.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    await flush();
+    expect(api.pdfFind).toHaveBeenCalledWith("/w/doc.pdf", "gamma");
+    expect((r.querySelector("[data-testid=pdf-page-input]") as HTMLInputElement).value).toBe("3");
+    expect(api.pdfPage).toHaveBeenCalledWith("/w/doc.pdf", 2, expect.any(Number));
+    r.remove();
+    disposeViewer();
+  });
+
+  it("shows LaTeX errors over the last good PDF and reloads when an input changes", async () => {
+    const r = root();
+    const failed: LatexView = {
+      pdf: "/cache/good.pdf",
+      fromCache: false,
+      millis: 0,
+      inputs: ["/w/main.tex", "/w/ch.tex"],
+      errors: [{ file: "/w/ch.tex", line: 4, message: "Undefined control sequence \\foo" }],
+      failure: null,
+    };
+    const good: LatexView = { ...failed, errors: [], millis: 900 };
+    const latexCompile = vi.fn().mockResolvedValueOnce(failed).mockResolvedValueOnce(good);
+    const { api, emit } = fakeApi({ path: "/w/main.tex", kind: { kind: "latex" }, size: 100 }, { latexCompile });
+    await mountViewer(r, "main.tex", { api });
+    await flush();
+    const banner = r.querySelector("[data-testid=viewer-banner]") as HTMLElement;
+    expect(banner.hidden).toBe(false);
+    expect(banner.textContent).toContain("/w/ch.tex:4: Undefined control sequence \\foo");
+    expect(banner.textContent).toContain("last good PDF");
+    expect(api.pdfInfo).toHaveBeenCalledWith("/cache/good.pdf");
+    expect(api.viewerWatch).toHaveBeenCalledWith(["/w/main.tex", "/w/ch.tex"], undefined);
+
+    emit({ watch: 7, path: "/w/ch.tex", exists: true });
+    await flush();
+    expect(latexCompile).toHaveBeenCalledTimes(2);
+    expect(banner.hidden).toBe(true);
+    expect(r.querySelector("[data-testid=viewer-status]")?.textContent).toBe("Compiled in 0.9 s");
+    // Another view's watch is not ours.
+    emit({ watch: 8, path: "/w/ch.tex", exists: true });
+    await flush();
+    expect(latexCompile).toHaveBeenCalledTimes(2);
+    disposeViewer();
+    expect(api.viewerUnwatch).toHaveBeenCalledWith(7);
+  });
+
+  it("notes a deleted file and reloads when it is back", async () => {
+    const r = root();
+    const { api, emit } = fakeApi({ path: "/w/notes.txt", kind: { kind: "text" }, size: 5 });
+    await mountViewer(r, "notes.txt", { api });
+    emit({ watch: 7, path: "/w/notes.txt", exists: false });
+    await flush();
+    const status = r.querySelector("[data-testid=viewer-status]") as HTMLElement;
+    expect(status.textContent).toContain("deleted");
+    expect(api.viewFile).toHaveBeenCalledTimes(1);
+    emit({ watch: 7, path: "/w/notes.txt", exists: true });
+    await flush();
+    expect(api.viewFile).toHaveBeenCalledTimes(2);
+    expect(status.dataset.state).toBe("reloaded");
+    disposeViewer();
+  });
+
+  it("shows the policy's refusal", async () => {
+    const r = root();
+    const { api } = fakeApi({ path: "", kind: { kind: "text" }, size: 0 }, {
+      viewerOpen: vi.fn(async () => {
+        throw { code: "invalidInput", message: "access denied: tools may not read or write paths under secrets/" };
+      }),
+    });
+    await mountViewer(r, "secrets/key", { api });
+    expect(r.querySelector("[role=alert]")?.textContent).toContain("secrets/");
+  });
+});
