@@ -17,17 +17,19 @@ async function showTools(): Promise<void> {
   renderToolsPage(page, await listTools());
 }
 
-export function parseRoute(hash: string): { name: string; arg: string | null } {
+export function parseRoute(hash: string): { name: string; arg: string | null; line?: number } {
   const h = hash.replace(/^#\/?/, "");
   if (h.startsWith("view?")) {
-    return { name: "view", arg: new URLSearchParams(h.slice(5)).get("path") };
+    const q = new URLSearchParams(h.slice(5));
+    const line = Number(q.get("line"));
+    return { name: "view", arg: q.get("path"), ...(line > 0 ? { line } : {}) };
   }
   const [name, ...rest] = h.split("/");
   return { name: name || "chat", arg: rest.length ? decodeURIComponent(rest.join("/")) : null };
 }
 
 async function route(): Promise<void> {
-  const { name, arg } = parseRoute(location.hash);
+  const { name, arg, line } = parseRoute(location.hash);
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>(".nav-link"))) {
     a.classList.toggle("active", a.dataset.route === name);
   }
@@ -43,7 +45,7 @@ async function route(): Promise<void> {
       case "settings":
         return await mountSettings(page);
       case "view":
-        return await mountViewer(page, arg ?? "");
+        return await mountViewer(page, arg ?? "", undefined, { line });
       default:
         return await mountChat(page, arg);
     }

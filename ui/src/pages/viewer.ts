@@ -28,7 +28,12 @@ export function disposeViewer(): void {
   disposeCurrent = null;
 }
 
-export async function mountViewer(root: HTMLElement, path: string, deps: { api: ViewerApi } = { api }): Promise<void> {
+export interface ViewerOptions {
+  /** 1-based line to show in a code or text file. */
+  line?: number;
+}
+
+export async function mountViewer(root: HTMLElement, path: string, deps: { api: ViewerApi } = { api }, opts: ViewerOptions = {}): Promise<void> {
   disposeViewer();
   const a = deps.api;
   const status = el("div", { class: "viewer-status muted", "data-testid": "viewer-status", role: "status" });
@@ -89,15 +94,18 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
   const render = async (): Promise<string[]> => {
     const kind = info.kind;
     const scroll = root.scrollTop;
+    // A reload keeps the code view where it was; the first paint honours ?line=.
+    const codeTop = body.querySelector<HTMLElement>("[data-testid=viewer-code]")?.scrollTop;
+    const at = codeTop === undefined ? { line: opts.line } : {};
     switch (kind.kind) {
       case "markdown":
         body.replaceChildren(markdownView(await a.viewFile(info.path)));
         break;
       case "code":
-        body.replaceChildren(codeView(await a.viewFile(info.path), kind.language));
+        body.replaceChildren(codeView(await a.viewFile(info.path), kind.language, at));
         break;
       case "text":
-        body.replaceChildren(codeView(await a.viewFile(info.path)));
+        body.replaceChildren(codeView(await a.viewFile(info.path), undefined, at));
         break;
       case "html": {
         const [url, text] = await Promise.all([a.htmlServe(info.path), a.viewFile(info.path)]);
@@ -132,6 +140,8 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
     }
     status.textContent = "";
     root.scrollTop = scroll;
+    const code = body.querySelector<HTMLElement>("[data-testid=viewer-code]");
+    if (code && codeTop) code.scrollTop = codeTop;
     return [info.path];
   };
 

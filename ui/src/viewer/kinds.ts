@@ -2,6 +2,9 @@
 // SVG as images (an <img> never runs an SVG's scripts), binary notes.
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
+import { codeView } from "./code";
+
+export { codeView };
 
 export function toggle(labels: [string, string], views: [() => HTMLElement, () => HTMLElement]): HTMLElement {
   let showing = 0;
@@ -24,14 +27,6 @@ export function markdownView(text: string): HTMLElement {
     },
     () => codeView(text),
   ]);
-}
-
-/** Lines with numbers in a gutter; `data-line` on each for go-to-line. */
-export function codeView(text: string, language?: string): HTMLElement {
-  const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
-  const gutter = el("pre", { class: "code-gutter", "aria-hidden": "true" }, lines.map((_, i) => String(i + 1)).join("\n"));
-  const code = el("pre", { class: "code-text" }, el("code", language ? { class: `language-${language}` } : {}, lines.join("\n")));
-  return el("div", { class: "viewer-code", "data-testid": "viewer-code", "data-lines": String(lines.length) }, gutter, code);
 }
 
 const FIT = ["fit", "actual"] as const;

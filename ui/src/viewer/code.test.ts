@@ -1,0 +1,66 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+import { codeViewHandle, findLines, LINE_HEIGHT, splitLines, visibleRange } from "./code";
+import { highlightHtml, splitHighlightedLines } from "./highlight";
+
+describe("highlighted lines", () => {
+  it("keeps a multi-line comment coloured on every line it spans", () => {
+    const html = highlightHtml("let a = 1; /* one\ntwo\nthree */ let b;", "rust");
+    const lines = splitHighlightedLines(html);
+    expect(lines).toHaveLength(3);
+    for (const l of lines) {
+      // Every line is balanced on its own, so it can be rendered alone.
+      expect((l.match(/<span/g) ?? []).length).toBe((l.match(/<\/span>/g) ?? []).length);
+    }
+    expect(lines[1]).toContain('class="hljs-comment"');
+    expect(lines[1]).toContain("two");
+    expect(lines[0]).toContain('class="hljs-keyword"');
+  });
+
+  it("escapes text in languages it does not know", () => {
+    expect(highlightHtml("<script>x</script>", "no-such-language")).toBe("&lt;script&gt;x&lt;/script&gt;");
+  });
+});
+
+describe("the virtualised code view", () => {
+  it("renders only the lines around the visible window of a 100,000-line file", () => {
+    const text = Array.from({ length: 100_000 }, (_, i) => `fn f${i}() {}`).join("\n");
+    const h = codeViewHandle(text, "rust");
+    document.body.append(h.node);
+    const rows = h.node.querySelectorAll(".code-row");
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(200);
+    const scroller = h.node.querySelector("[data-testid=viewer-code]") as HTMLElement;
+    expect(scroller.dataset.lines).toBe("100000");
+    expect((scroller.firstElementChild as HTMLElement).style.height).toBe(`${100_000 * LINE_HEIGHT}px`);
+    h.goToLine(100_000);
+    const last = h.node.querySelector("[data-line='100000']") as HTMLElement;
+    expect(last.className).toContain("marked");
+    expect(last.textContent).toContain("fn f99999() {}");
+    expect(h.node.querySelectorAll(".code-row").length).toBeLessThan(200);
+    h.node.remove();
+  });
+
+  it("finds lines and steps through the matches", () => {
+    const h = codeViewHandle("alpha\nbeta\nALPHA two\ngamma\n", "text");
+    document.body.append(h.node);
+    const find = h.node.querySelector("[data-testid=code-find]") as HTMLInputElement;
+    find.value = "alpha";
+    find.dispatchEvent(new Event("input"));
+    expect(h.node.querySelector("[data-testid=code-find-count]")?.textContent).toBe("2 lines");
+    (h.node.querySelector("[data-testid=code-find-next]") as HTMLButtonElement).click();
+    (h.node.querySelector("[data-testid=code-find-next]") as HTMLButtonElement).click();
+    expect(h.node.querySelector("[data-testid=code-find-count]")?.textContent).toBe("2 of 2");
+    expect(h.node.querySelector(".code-row.marked")?.getAttribute("data-line")).toBe("3");
+    h.node.remove();
+  });
+
+  it("computes its window and splits lines like the file has them", () => {
+    expect(splitLines("a\nb\n")).toEqual(["a", "b"]);
+    expect(splitLines("a\nb")).toEqual(["a", "b"]);
+    expect(visibleRange(0, 10 * LINE_HEIGHT, 1000, 5)).toEqual([0, 15]);
+    expect(visibleRange(500 * LINE_HEIGHT, 10 * LINE_HEIGHT, 505, 5)).toEqual([495, 505]);
+    expect(findLines(["x", "Yx", "z"], "X")).toEqual([0, 1]);
+    expect(findLines(["x"], "")).toEqual([]);
+  });
+});
