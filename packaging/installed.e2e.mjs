@@ -92,3 +92,38 @@ test("a chat against the mock works in the installed app", async () => {
     console.log(`screenshot: ${file}`);
   }
 });
+
+/** A one-page PDF saying `text`, with a correct cross-reference table. */
+function tinyPdf(text) {
+  const objs = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    null,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  const stream = `BT /F1 18 Tf 40 100 Td (${text}) Tj ET`;
+  objs[3] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
+  let out = "%PDF-1.4\n";
+  const offsets = [];
+  objs.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) out += `${String(off).padStart(10, "0")} 00000 n \n`;
+  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return out;
+}
+
+test("the installed app shows a PDF with the libpdfium the package ships", async () => {
+  // HOME is fresh: no setup-script cache, so only /usr/lib/skald/libpdfium.so can serve.
+  const pdf = join(workdir, "packaged.pdf");
+  writeFileSync(pdf, tinyPdf("Packaged pdfium"));
+  await session.execute("location.hash = '#/view?path=' + encodeURIComponent(arguments[0])", [pdf]);
+  await session.waitFor("return document.querySelector('[data-testid=pdf-page-1]')?.dataset.loaded === 'true'", {
+    what: "page 1 rendered by the packaged libpdfium",
+  });
+  assert.equal(await session.execute("return document.querySelector('[data-testid=pdf-view]').dataset.pages"), "1");
+});

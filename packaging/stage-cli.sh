@@ -18,3 +18,9 @@ fi
 mkdir -p packaging/stage
 cp "$CARGO_TARGET_DIR/$profile/skald" packaging/stage/skald
 echo "staged $CARGO_TARGET_DIR/$profile/skald as packaging/stage/skald"
+# libpdfium for the viewer's PDFs (from the pypdfium2 wheel .ci/setup.sh
+# unpacked); the app looks for it in /usr/lib/skald when installed.
+PDFIUM="${SKALD_PDFIUM_HOME:-$HOME/.cache/skald/pdfium}/pypdfium2_raw/libpdfium.so"
+[ -f "$PDFIUM" ] || { echo "no libpdfium at $PDFIUM: run .ci/setup.sh first" >&2; exit 1; }
+cp "$PDFIUM" packaging/stage/libpdfium.so
+echo "staged $PDFIUM as packaging/stage/libpdfium.so"

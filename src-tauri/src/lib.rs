@@ -4,10 +4,14 @@
 
 mod attention;
 mod commands;
+mod detached;
 mod html_view;
 mod navigation;
+mod open_files;
 mod state;
 mod tray;
+
+use std::path::Path;
 
 use tauri::{Manager, WindowEvent};
 use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
@@ -42,8 +46,10 @@ pub fn run() {
     };
     let result = tauri::Builder::default()
         // Must come first: a second launch focuses the running app instead.
-        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+        .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
             show_main_window(app);
+            // `skald-app FILE` while Skald runs: the file opens in this window.
+            open_files::deliver(app, open_files::paths_from_args(&argv, Path::new(&cwd)));
         }))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
@@ -77,10 +83,24 @@ pub fn run() {
             );
             app.manage(state);
             app.manage(commands::viewer::ViewerState::default());
+            app.manage(detached::Detached::default());
+            let argv: Vec<String> = std::env::args().collect();
+            let cwd = std::env::current_dir().unwrap_or_default();
+            app.manage(open_files::LaunchFiles::new(open_files::paths_from_args(
+                &argv, &cwd,
+            )));
             tray::build(app)?;
             Ok(())
         })
         .on_window_event(|window, event| {
+            if let WindowEvent::Destroyed = event {
+                detached::closed(window.app_handle(), window.label());
+            }
+            // Files dropped on the window open in the viewer.
+            if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                let files = paths.iter().map(|p| p.display().to_string()).collect();
+                open_files::deliver(window.app_handle(), files);
+            }
             // Closing the main window hides it to the tray; Quit is in the tray.
             if let WindowEvent::CloseRequested { api, .. } = event
                 && window.label() == "main"
@@ -118,10 +138,17 @@ pub fn run() {
             commands::settings::set_env_model,
             commands::viewer::view_file,
             commands::viewer::viewer_open,
+            commands::viewer::viewer_outline,
+            commands::viewer::latex_forward,
+            commands::viewer::latex_inverse,
+            open_files::take_launch_files,
+            detached::detach_viewer,
+            open_files::pick_file,
             commands::viewer::viewer_bytes,
             commands::viewer::pdf_info,
             commands::viewer::pdf_page,
             commands::viewer::pdf_find,
+            commands::viewer::pdf_text,
             commands::viewer::latex_compile,
             commands::viewer::viewer_watch,
             commands::viewer::viewer_unwatch,

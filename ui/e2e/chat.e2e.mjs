@@ -39,6 +39,12 @@ before(async () => {
     ["Thinking about it", 60_000, " never sent", { finish_reason: "stop" }],
     // Third turn: the session works again after a stop.
     ["Back again. See [the docs](https://example.com/skald-docs?x=1).", { finish_reason: "stop" }],
+    // Fourth turn: the agent shows a file to the person.
+    [
+      toolCallChunk(0, { id: "call_show", name: "show_file_to_user", args: JSON.stringify({ path: "shown.md" }) }),
+      { finish_reason: "tool_calls" },
+    ],
+    ["It is open beside the chat.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir, ...browser.env } });
   session = await Session.create(driver.base, app);
@@ -96,12 +102,46 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   writeFileSync(file, await session.screenshot());
   console.log(`screenshot: ${file}`);
 
-  // Clicking the path opens the file view (notes.md is rendered as Markdown).
+  // Clicking the path opens the file beside the chat (notes.md is rendered
+  // as Markdown in the side panel); the chat stays where it was.
+  const hash = await session.execute("return location.hash");
   await session.execute("document.querySelector('.tool-card[data-tool-name=read_file] .tool-path').click()");
-  const viewed = await session.waitFor("return document.querySelector('[data-testid=viewer-markdown]')?.textContent", {
-    what: "the file view",
+  const viewed = await session.waitFor("return document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=viewer-markdown]')?.textContent", {
+    what: "the file in the side panel",
   });
   assert.match(viewed, /hello-skald/);
+  assert.equal(await session.execute("return location.hash"), hash);
+  assert.ok(await session.execute("return !!document.querySelector('[data-testid=composer]')"), "the chat is still there");
+  // Resize it by its edge.
+  const before = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
+  await session.execute(`
+    const r = document.querySelector('[data-testid=side-resizer]'); const b = r.getBoundingClientRect();
+    r.dispatchEvent(new PointerEvent('pointerdown', { clientX: b.left, clientY: 200, bubbles: true }));
+    window.dispatchEvent(new PointerEvent('pointermove', { clientX: b.left - 120, clientY: 200 }));
+    window.dispatchEvent(new PointerEvent('pointerup', { clientX: b.left - 120, clientY: 200 }));`);
+  const widened = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
+  assert.ok(widened > before + 100, `the panel widened: ${before} -> ${widened}`);
+  await new Promise((r) => setTimeout(r, 500));
+  writeFileSync(join(shots, "side-panel.png"), await session.screenshot());
+
+  // Detached into a window of its own; closing that window brings the tab back.
+  const main = await session.cmd("GET", "/window");
+  await session.execute("document.querySelector('[data-testid=side-tab-detach]').click()");
+  await session.waitFor("return !document.querySelector('[data-testid=side-tab]')", { what: "the tab to leave the panel" });
+  let handles = [];
+  for (let i = 0; i < 100 && handles.length < 2; i++) {
+    handles = await session.cmd("GET", "/window/handles");
+    if (handles.length < 2) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(handles.length, 2, `the detached viewer window: ${JSON.stringify(handles)}`);
+  const other = handles.find((h) => h !== main);
+  await session.cmd("POST", "/window", { handle: other });
+  const inWindow = await session.waitFor("return document.querySelector('[data-testid=viewer-markdown]')?.textContent", { what: "the file in its own window" });
+  assert.match(inWindow, /hello-skald/);
+  assert.ok(await session.execute("return getComputedStyle(document.querySelector('.sidebar')).display === 'none'"), "a detached window shows only the viewer");
+  await session.cmd("DELETE", "/window");
+  await session.cmd("POST", "/window", { handle: main });
+  await session.waitFor("return document.querySelector('[data-testid=side-tab]')?.dataset.path.endsWith('notes.md')", { what: "the tab back in the panel" });
 });
 
 test("Stop ends a stalled turn at once and the next message works", async () => {
@@ -165,4 +205,21 @@ test("a link in an answer opens in the system browser; the window stays on the a
   writeFileSync(join(shots, "context-menu.png"), await session.screenshot());
   await session.execute("document.querySelector('[data-testid=context-menu] button').click()");
   await waitUntil(() => browser.opened().length === 2, "Open link from the menu", 10_000);
+});
+
+test("show_file_to_user opens the file beside the chat", async () => {
+  writeFileSync(join(workdir, "shown.md"), "# Shown by the agent\n\nA table:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+  // Start from an empty panel.
+  await session.execute("document.querySelectorAll('[data-testid=side-tab-close]').forEach((b) => b.click())");
+  await send(session, "Show me shown.md.");
+  await session.waitFor(
+    "return document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=viewer-markdown] h1')?.textContent === 'Shown by the agent'",
+    { what: "the shown file in the side panel" },
+  );
+  assert.match(await session.execute("return document.querySelector('[data-testid=side-tab]').dataset.path"), /shown\.md$/);
+  await session.waitFor(
+    "const m = document.querySelectorAll('[data-role=assistant]'); return !document.querySelector('[data-testid=turn-running]') && m[m.length-1]?.textContent.includes('It is open beside the chat.')",
+    { what: "the turn's end" },
+  );
+  assert.ok(await session.execute("return location.hash.startsWith('#/chat')"), "still on the chat");
 });

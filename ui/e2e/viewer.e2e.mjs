@@ -4,7 +4,7 @@
 // PDF), HTML with relative CSS and image, and an HTML page that tries to
 // break out of its sandbox.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,11 +58,15 @@ async function shot(name) {
   console.log(`screenshot: ${file}`);
 }
 
-test("Markdown with a table and code", async () => {
-  const p = write("notes.md", "# Notes\n\n| kind | shown |\n|---|---|\n| md | yes |\n\n```rust\nfn main() {}\n```\n\n- [x] done\n");
+test("Markdown with a table, highlighted code and math", async () => {
+  const p = write("notes.md", "# Notes\n\n| kind | shown |\n|---|---|\n| md | yes |\n\n```rust\nfn main() {}\n```\n\nEnergy: $E = mc^2$\n\n$$\\sum_{i=1}^n i = \\frac{n(n+1)}{2}$$\n\n- [x] done\n");
   await open(p);
   await session.waitFor("return document.querySelector('[data-testid=viewer-markdown] table td')?.textContent === 'md'", { what: "the Markdown table" });
   assert.equal(await session.execute("return document.querySelector('[data-testid=viewer-markdown] pre code')?.textContent.trim()"), "fn main() {}");
+  assert.equal(await session.execute("return document.querySelector('[data-testid=viewer-markdown] pre code .hljs-keyword')?.textContent"), "fn");
+  assert.equal(await session.execute("return document.querySelectorAll('[data-testid=viewer-markdown] .katex').length"), 2);
+  // KaTeX's own fonts and CSS loaded: the display formula is laid out, not raw text.
+  assert.ok(await session.execute("return document.querySelector('.katex-display .katex-html')?.getBoundingClientRect().height > 20"));
   await shot("markdown");
 });
 
@@ -72,6 +76,85 @@ test("code with line numbers", async () => {
   await open(p);
   await session.waitFor("return document.querySelector('[data-testid=viewer-code]')?.dataset.lines === '300'", { what: "300 numbered lines" });
   await shot("code");
+});
+
+test("a 100,000-line file paints fast, scrolls to its end, and finds", async () => {
+  const lines = Array.from({ length: 100_000 }, (_, i) => `fn line_${i + 1}() -> u32 { ${i + 1} }`).join("\n");
+  const p = write("huge.rs", lines + "\n");
+  // Time from the route change to the first painted lines, measured in the page.
+  await session.execute(`
+    window.__paint = undefined;
+    const t0 = performance.now();
+    const obs = new MutationObserver(() => {
+      const c = document.querySelector('[data-testid=viewer-code]');
+      if (c && c.dataset.lines === '100000' && c.querySelector('.code-row')) { window.__paint = performance.now() - t0; obs.disconnect(); }
+    });
+    obs.observe(document.body, { childList: true, subtree: true });
+    location.hash = '#/view?path=' + encodeURIComponent(arguments[0]);`, [p]);
+  const ms = await session.waitFor("return window.__paint", { what: "the first painted lines", timeoutMs: 30_000 });
+  console.log(`100,000-line file: first paint ${Math.round(ms)} ms after the route change`);
+  assert.ok((await session.execute("return document.querySelectorAll('.code-row').length")) < 300, "only the visible lines are in the DOM");
+  await session.execute("const g = document.querySelector('[data-testid=code-goto]'); g.value = '100000'; g.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }))");
+  await session.waitFor(
+    "const r = document.querySelector('[data-line=\"100000\"]'); const c = document.querySelector('[data-testid=viewer-code]'); if (!r) return false; const a = r.getBoundingClientRect(), b = c.getBoundingClientRect(); return a.top >= b.top && a.bottom <= b.bottom",
+    { what: "line 100000 on screen" },
+  );
+  assert.match(await session.execute("return document.querySelector('[data-line=\"100000\"]').textContent"), /fn line_100000\(\)/);
+  await shot("code-100k-end");
+  await session.execute("const f = document.querySelector('[data-testid=code-find]'); f.value = 'line_77777('; f.dispatchEvent(new Event('input')); document.querySelector('[data-testid=code-find-next]').click()");
+  await session.waitFor("return document.querySelector('.code-row.marked')?.dataset.line === '77777'", { what: "the match marked" });
+});
+
+test("a code file's outline goes to its definitions", async () => {
+  const body = Array.from({ length: 400 }, (_, i) => `// filler ${i}`).join("\n");
+  const p = write("shapes.py", `class Shape:\n    def area(self):\n        return 0\n\n${body}\n\ndef far_away():\n    return 1\n`);
+  await open(p);
+  await session.waitFor("return document.querySelectorAll('[data-testid=viewer-outline] .outline-item').length >= 3", { what: "the outline" });
+  const names = await session.execute("return Array.from(document.querySelectorAll('[data-testid=viewer-outline] .outline-item')).map(b => b.textContent)");
+  assert.ok(names.some((n) => n.includes("far_away")), JSON.stringify(names));
+  await session.execute("Array.from(document.querySelectorAll('[data-testid=viewer-outline] .outline-item')).find(b => b.textContent.includes('far_away')).click()");
+  await session.waitFor("return document.querySelector('.code-row.marked')?.textContent.includes('def far_away')", { what: "the definition marked" });
+  await shot("outline");
+});
+
+test("skald-app FILE opens the file in the running window; it joins the recent files", async () => {
+  const p = write("handed.md", "# Handed over\n\nfrom a second launch\n");
+  await session.execute("location.hash = '#/chat'");
+  const second = spawnSync(app, [p], { env: process.env, timeout: 30_000, encoding: "utf8" });
+  assert.equal(second.status, 0, `second launch: status ${second.status}\n${second.stderr}`);
+  await session.waitFor("return document.querySelector('[data-testid=viewer-markdown] h1')?.textContent === 'Handed over'", { what: "the handed file in the viewer" });
+  await session.execute("location.hash = '#/view'");
+  await session.waitFor("return !!document.querySelector('[data-testid=viewer-open-dialog]')", { what: "the Files page" });
+  const recent = await session.execute("return Array.from(document.querySelectorAll('[data-testid=recent-files] a')).map(a => a.textContent)");
+  assert.equal(recent[0], p);
+  await shot("files-page");
+});
+
+test("Ctrl+O opens the native file dialog; the picked file opens in the viewer", async () => {
+  const p = write("picked/dialog.md", "# Picked in the dialog\n");
+  await session.execute("location.hash = '#/view'");
+  await session.waitFor("return !!document.querySelector('[data-testid=viewer-open-dialog]')", { what: "the Files page" });
+  await session.execute("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'o', ctrlKey: true, bubbles: true }))");
+  // The GTK dialog is a real X window: find it, give it the keyboard, type the path.
+  let wid = "";
+  for (let i = 0; i < 100 && !wid; i++) {
+    try {
+      wid = execFileSync("xdotool", ["search", "--onlyvisible", "--name", "Open in Skald"], { encoding: "utf8" }).trim().split("\n")[0];
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  assert.ok(wid, "the file dialog's window");
+  await new Promise((r) => setTimeout(r, 800));
+  execFileSync("xdotool", ["windowfocus", "--sync", wid]);
+  mkdirSync(shots, { recursive: true });
+  execFileSync("import", ["-window", "root", join(shots, "viewer-file-dialog.png")]);
+  // GTK's chooser opens its location field when a path is typed.
+  execFileSync("xdotool", ["key", "--delay", "50", "ctrl+l"]);
+  execFileSync("xdotool", ["type", "--delay", "15", p]);
+  await new Promise((r) => setTimeout(r, 400));
+  execFileSync("xdotool", ["key", "Return"]);
+  await session.waitFor("return document.querySelector('[data-testid=viewer-markdown] h1')?.textContent === 'Picked in the dialog'", { what: "the picked file in the viewer" });
 });
 
 test("PNG and SVG as images", async () => {
@@ -110,7 +193,33 @@ test("a multi-page PDF: page 3 and find", async () => {
     "return document.querySelector('[data-testid=pdf-page-input]').value === '3' && document.querySelector('[data-testid=pdf-page-3]')?.dataset.loaded === 'true'",
     { what: "page 3 shown" },
   );
+  // The text layer over page 3 holds its words, selectable and copyable.
+  await session.waitFor("return document.querySelector('[data-testid=pdf-page-3] [data-testid=pdf-text]')?.textContent.includes('zebra')", { what: "page 3's text layer" });
+  const selected = await session.execute(`
+    const span = Array.from(document.querySelectorAll('[data-testid=pdf-page-3] [data-testid=pdf-text] span')).find((s) => s.textContent.includes('zebra'));
+    const range = document.createRange(); range.selectNodeContents(span);
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    return sel.toString();`);
+  assert.match(selected, /zebra/);
   await shot("pdf-page3");
+});
+
+test("LaTeX SyncTeX: a source line to its place in the PDF, a Ctrl+click back to the source", async () => {
+  write("sync/main.tex", "\\documentclass{article}\n\\begin{document}\nOpening words on page one.\n\n\\newpage\n\\input{later}\n\\end{document}\n");
+  write("sync/later.tex", "% the fragment\nWords from the fragment on page two.\n");
+  const main = join(dir, "sync/main.tex");
+  const later = join(dir, "sync/later.tex");
+  await session.execute("location.hash = arguments[0]", [`#/view?path=${encodeURIComponent(main)}&line=2&input=${encodeURIComponent(later)}`]);
+  await session.waitFor("return document.querySelector('[data-testid=pdf-spot]')?.dataset.page === '2'", { what: "the fragment's line marked on page 2", timeoutMs: 90_000 });
+  await shot("synctex-forward");
+  // Ctrl+click inside the marked spot: the fragment's source at that line.
+  await session.execute(`
+    const spot = document.querySelector('[data-testid=pdf-spot]'); const r = spot.getBoundingClientRect();
+    const page = spot.parentElement.getBoundingClientRect();
+    spot.parentElement.dispatchEvent(new MouseEvent('click', { clientX: page.left + page.width / 2, clientY: r.top + r.height / 2, ctrlKey: true, bubbles: true }));`);
+  await session.waitFor("return document.querySelector('.code-row.marked')?.textContent.includes('Words from the fragment')", { what: "the source line from the PDF" });
+  assert.match(decodeURIComponent(await session.execute("return location.hash")), /later\.tex&line=2&as=source/);
+  await shot("synctex-inverse");
 });
 
 test("LaTeX with an \\input chain reloads when a fragment changes on disk", async () => {
@@ -174,6 +283,12 @@ test("an HTML page cannot reach the app, its parent, the IPC or files outside it
     try { say('parentInternals', typeof parent.__TAURI_INTERNALS__); } catch (e) { say('parentInternals', 'blocked'); }
     try { top.location.href = 'https://example.invalid/'; say('topNav', 'no error'); } catch (e) { say('topNav', 'blocked'); }
     try { say('webkitIpc', String(!!(window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.ipc))); } catch (e) { say('webkitIpc', 'blocked'); }
+    // A forged command through WebKit's message handler, as the app's own
+    // IPC script would send it but without the invoke key only that script has.
+    try {
+      window.webkit.messageHandlers.ipc.postMessage(JSON.stringify({ cmd: 'create_session', callback: 1, error: 2, payload: { title: 'forged-by-frame', workingDir: null }, options: { headers: {} }, __TAURI_INVOKE_KEY__: 'guessed' }));
+      say('forgedPost', 'posted');
+    } catch (e) { say('forgedPost', 'blocked'); }
     const tryFetch = (k, url, opts) => fetch(url, opts).then(() => say(k, 'reached'), () => say(k, 'blocked'));
     tryFetch('ipc', 'ipc://localhost/app_info', { method: 'POST', body: '{}' });
     tryFetch('ipcHttp', 'http://ipc.localhost/app_info', { method: 'POST', body: '{}' });
@@ -201,6 +316,19 @@ test("an HTML page cannot reach the app, its parent, the IPC or files outside it
     await session.cmd("POST", "/frame/parent", {});
   }
   console.log(JSON.stringify(results));
+  // The forged post reached no command: after a pause, the app (which does
+  // create sessions for its own frame) has none with that title.
+  await new Promise((r) => setTimeout(r, 1500));
+  const invoke = (cmd, args) =>
+    session.cmd("POST", "/execute/async", {
+      script: `const done = arguments[arguments.length - 1];
+        window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done(v), (e) => done("err " + String(e)));`,
+      args: [cmd, args],
+    });
+  await invoke("create_session", { title: "made-by-the-app", workingDir: null });
+  const titles = (await invoke("list_sessions", {})).map((s) => s.title);
+  assert.ok(titles.includes("made-by-the-app"), `the app's own command works: ${JSON.stringify(titles)}`);
+  assert.ok(!titles.includes("forged-by-frame"), `the frame's forged command ran: ${JSON.stringify(titles)}`);
   assert.equal(results.internals, "undefined/undefined");
   assert.equal(results.parentDoc, "blocked");
   assert.equal(results.parentInternals, "blocked");

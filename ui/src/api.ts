@@ -30,6 +30,10 @@ import type {
   LatexView,
   PdfFindHit,
   PdfInfo,
+  OutlineEntry,
+  PdfSpotView,
+  PdfTextRun,
+  SourceLineView,
   ViewInfo,
   ViewerChanged,
 } from "./bindings";
@@ -254,6 +258,51 @@ export function viewFile(path: string): Promise<string> {
 /** What a file is (kind, canonical path, size), through the read policy. */
 export function viewerOpen(path: string): Promise<ViewInfo> {
   return invoke<ViewInfo>("viewer_open", { path });
+}
+
+/** Opens `path` in a viewer window of its own at `route`. */
+export function detachViewer(path: string, route: string): Promise<string> {
+  return invoke<string>("detach_viewer", { path, route });
+}
+
+/** A detached viewer window closed: its file comes back to the side panel. */
+export function onViewerReturned(handler: (path: string) => void): void {
+  listen<string>("viewer-returned", (e) => handler(e.payload)).catch(() => undefined);
+}
+
+/** Files named on the first launch's command line (once). */
+export function takeLaunchFiles(): Promise<string[]> {
+  return invoke<string[]>("take_launch_files");
+}
+
+/** The native Open dialog; `null` when cancelled. */
+export function pickFile(): Promise<string | null> {
+  return invoke<string | null>("pick_file");
+}
+
+/** Files to open from outside the window: a second launch, a drop. */
+export function onOpenFiles(handler: (paths: string[]) => void): void {
+  listen<string[]>("open-files", (e) => handler(e.payload)).catch(() => undefined);
+}
+
+/** A PDF page's text runs (0-based page), for the selectable layer. */
+export function pdfText(path: string, page: number): Promise<PdfTextRun[]> {
+  return invoke<PdfTextRun[]>("pdf_text", { path, page });
+}
+
+/** SyncTeX forward: where `line` of `input` sits in `document`'s PDF. */
+export function latexForward(document: string, input: string, line: number): Promise<PdfSpotView | null> {
+  return invoke<PdfSpotView | null>("latex_forward", { document, input, line });
+}
+
+/** SyncTeX inverse: the source line behind a point on a page. */
+export function latexInverse(document: string, page: number, x: number, y: number): Promise<SourceLineView | null> {
+  return invoke<SourceLineView | null>("latex_inverse", { document, page, x, y });
+}
+
+/** A code file's definitions for the viewer's side list. */
+export function viewerOutline(path: string): Promise<OutlineEntry[]> {
+  return invoke<OutlineEntry[]>("viewer_outline", { path });
 }
 
 /** An image's or SVG's bytes. */

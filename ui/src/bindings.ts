@@ -275,6 +275,20 @@ export type ViewInfo = {
  */
 path: string, kind: ViewKind, size: number, };
 
+export type OutlineEntry = { name: string, 
+/**
+ * `function`, `class`, `method`, `heading`, ...
+ */
+kind: string, 
+/**
+ * 1-based first and last line.
+ */
+line: number, endLine: number, 
+/**
+ * 0 for top-level definitions, 1 for their members, ...
+ */
+depth: number, };
+
 export type PdfPageSize = { width: number, height: number, };
 
 export type PdfInfo = { pages: Array<PdfPageSize>, };
@@ -296,5 +310,11 @@ inputs: Array<string>, errors: Array<TexErrorView>,
  * A compile that could not run or finish (TeX missing, timeout).
  */
 failure: string | null, };
+
+export type PdfTextRun = { text: string, x: number, y: number, width: number, height: number, };
+
+export type PdfSpotView = { page: number, x: number, y: number, width: number, height: number, };
+
+export type SourceLineView = { file: string, line: number, };
 
 export type ViewerChanged = { watch: number, path: string, exists: boolean, };

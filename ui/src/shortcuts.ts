@@ -6,3 +6,8 @@ type Keys = Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey" | "shif
 export function isHideShortcut(e: Keys): boolean {
   return (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "w";
 }
+
+/** Ctrl+O (Cmd+O) opens a file in the viewer through the native dialog. */
+export function isOpenShortcut(e: Keys): boolean {
+  return (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "o";
+}

@@ -21,9 +21,13 @@ pub async fn app_info(state: tauri::State<'_, AppState>) -> Result<AppInfo, IpcE
 /// agent keeps working; a waiting approval then raises a notification.
 #[tauri::command]
 pub fn hide_window(window: tauri::WebviewWindow) -> Result<(), IpcError> {
-    window
-        .hide()
-        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
+    // A detached viewer closes instead: its file goes back to the panel.
+    let done = if window.label() == "main" {
+        window.hide()
+    } else {
+        window.close()
+    };
+    done.map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// A link the person clicked: opened in the system browser (or mail

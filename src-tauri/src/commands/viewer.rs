@@ -11,13 +11,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use skald_protocol::{
-    ErrorCode, IpcError, LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo,
-    ViewKind, ViewerChanged,
+    ErrorCode, IpcError, LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView,
+    PdfTextRun, SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use skald_viewer::{FileKind, FileWatcher, LatexCompiler, LatexConfig, LatexError, PdfDoc};
 use tauri::{AppHandle, Emitter, State, ipc::Response};
 
-const MAX_VIEW_BYTES: u64 = 2 * 1024 * 1024;
+/// Text the viewer loads whole (its code view renders only the lines on
+/// screen, so a 100,000-line file is fine; beyond this it says so).
+const MAX_VIEW_BYTES: u64 = 32 * 1024 * 1024;
+/// Files outlined for the side list; larger ones get no outline.
+const MAX_OUTLINE_BYTES: u64 = 4 * 1024 * 1024;
 /// Images and SVGs travel as raw bytes; beyond this the viewer says so.
 const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -83,6 +87,37 @@ fn read_for_view(path: &str) -> Result<String, IpcError> {
         return Err(denied(format!("{path} is a binary file")));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The definitions of a code file for the viewer's side list (what
+/// `get_ast_outline` sees), read through the same policy as the file.
+#[tauri::command]
+pub async fn viewer_outline(path: String) -> Result<Vec<OutlineEntry>, IpcError> {
+    blocking(move || {
+        let (canonical, file, len) = open(&path)?;
+        if len > MAX_OUTLINE_BYTES {
+            return Ok(Vec::new());
+        }
+        let mut text = String::new();
+        file.take(MAX_OUTLINE_BYTES)
+            .read_to_string(&mut text)
+            .map_err(|e| denied(format!("{path}: {e}")))?;
+        let outline = skald_codeintel::outline_source(&canonical, &text)
+            .map_err(|e| denied(format!("{path}: {e}")))?;
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Ok(outline
+            .flatten()
+            .into_iter()
+            .map(|(depth, item)| OutlineEntry {
+                name: item.name.clone(),
+                kind: item.kind.clone(),
+                line: n(item.start_line),
+                end_line: n(item.end_line),
+                depth: n(depth),
+            })
+            .collect())
+    })
+    .await
 }
 
 fn view_kind(kind: FileKind) -> ViewKind {
@@ -192,6 +227,27 @@ pub async fn pdf_find(path: String, query: String) -> Result<Vec<PdfFindHit>, Ip
     .await
 }
 
+/// A page's text runs with their boxes, for the text layer over the page.
+#[tauri::command]
+pub async fn pdf_text(path: String, page: u32) -> Result<Vec<PdfTextRun>, IpcError> {
+    blocking(move || {
+        let runs = pdf(&path)?
+            .text_runs(page as usize)
+            .map_err(|e| denied(e.to_string()))?;
+        Ok(runs
+            .into_iter()
+            .map(|r| PdfTextRun {
+                text: r.text,
+                x: r.x,
+                y: r.y,
+                width: r.width,
+                height: r.height,
+            })
+            .collect())
+    })
+    .await
+}
+
 fn shown(p: &Path) -> String {
     p.display().to_string()
 }
@@ -201,6 +257,59 @@ fn any_secret(inputs: &[PathBuf]) -> bool {
         let canonical = p.canonicalize().unwrap_or_else(|_| p.clone());
         skald_tools::fs::is_secret_path(&canonical)
     })
+}
+
+/// SyncTeX forward: where `line` of `input` (the document or a file it
+/// includes) sits in `document`'s PDF. `None` when TeX typeset nothing there.
+#[tauri::command]
+pub async fn latex_forward(
+    state: State<'_, ViewerState>,
+    document: String,
+    input: String,
+    line: u32,
+) -> Result<Option<PdfSpotView>, IpcError> {
+    let (document, _, _) = open(&document)?;
+    let (input, _, _) = open(&input)?;
+    let latex = state.latex.clone();
+    let spot = blocking(move || {
+        latex
+            .forward(&document, &input, line)
+            .map_err(|e| denied(e.to_string()))
+    })
+    .await?;
+    Ok(spot.map(|s| PdfSpotView {
+        page: s.page,
+        x: s.x,
+        y: s.y,
+        width: s.width,
+        height: s.height,
+    }))
+}
+
+/// SyncTeX inverse: the source line behind (`x`, `y`) on 1-based `page` of
+/// `document`'s PDF; the file it names passes the read policy like any other.
+#[tauri::command]
+pub async fn latex_inverse(
+    state: State<'_, ViewerState>,
+    document: String,
+    page: u32,
+    x: f32,
+    y: f32,
+) -> Result<Option<SourceLineView>, IpcError> {
+    let (document, _, _) = open(&document)?;
+    let latex = state.latex.clone();
+    let spot = blocking(move || {
+        latex
+            .inverse(&document, page, x, y)
+            .map_err(|e| denied(e.to_string()))
+    })
+    .await?;
+    let Some(spot) = spot else { return Ok(None) };
+    let (file, _, _) = open(&spot.file.display().to_string())?;
+    Ok(Some(SourceLineView {
+        file: shown(&file),
+        line: spot.line,
+    }))
 }
 
 /// Compiles (or takes from the cache) a `.tex` document.

@@ -27,7 +27,14 @@ describe("tool cards", () => {
     expect(card.querySelector(".tool-args")!.textContent).toContain('"path": "/w/notes.md"');
     expect(card.querySelector(".tool-result")!.textContent).toBe("     1 | hello");
     (card.querySelector(".tool-path") as HTMLElement).click();
-    expect(open).toHaveBeenCalledWith("notes.md");
+    expect(open.mock.calls[0][0]).toBe("notes.md");
+  });
+
+  it("open a file call's path at the line the call is about", () => {
+    const open = vi.fn();
+    const card = toolCard({ ...call, arguments: { path: "/w/notes.md", start_line: 120, end_line: 140 } }, open);
+    (card.querySelector(".tool-path") as HTMLElement).click();
+    expect(open).toHaveBeenCalledWith("notes.md", 120);
   });
 
   it("say why the gate let the call run, when the reason is known", () => {

@@ -24,10 +24,18 @@ function markdown(src: string): HTMLElement {
   return div;
 }
 
+/** The line a file call is about (read_file's start, insert_at_line's line),
+ *  so its path opens the viewer there. */
+export function callLine(call: Pick<ToolCallView, "arguments">): number | undefined {
+  const a = call.arguments as Record<string, unknown> | null;
+  const n = a && typeof a === "object" ? (a.start_line ?? a.line) : undefined;
+  return typeof n === "number" && n > 0 ? n : undefined;
+}
+
 /** A tool card: label, status, clickable path, expandable arguments and result. */
 export function toolCard(
   call: ToolCallView,
-  openFile: (path: string) => void,
+  openFile: (path: string, line?: number) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
   nested?: HTMLElement,
 ): HTMLElement {
@@ -42,7 +50,7 @@ export function toolCard(
     link.addEventListener("click", (e) => {
       e.preventDefault();
       e.stopPropagation();
-      openFile(call.path as string);
+      openFile(call.path as string, callLine(call));
     });
     summary.append(link);
   }

@@ -6,6 +6,7 @@ import { companionPanel } from "../chat/companion";
 import { renderConversation } from "../chat/render";
 import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, settle } from "../chat/state";
 import { el } from "../dom";
+import { openInSidePanel } from "../viewer/panel";
 import { sessionList } from "./session_list";
 import { sessionSettingsPanel } from "./session_settings";
 
@@ -16,8 +17,8 @@ export interface ChatDeps {
 
 const defaultDeps: ChatDeps = { api, navigate: (h) => (location.hash = h) };
 
-export function openFileHash(path: string): string {
-  return `#/view?path=${encodeURIComponent(path)}`;
+export function openFileHash(path: string, line?: number): string {
+  return `#/view?path=${encodeURIComponent(path)}${line && line > 0 ? `&line=${line}` : ""}`;
 }
 
 /** An `OpenFile` path (relative to the session's working directory inside
@@ -57,7 +58,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   };
 
   let view: ChatView = emptyView();
-  const openFile = (p: string) => deps.navigate(openFileHash(p));
+  // Beside the chat when the window has room, else the full-page viewer.
+  const openFile = (p: string, line?: number) => {
+    if (!openInSidePanel(p, line)) deps.navigate(openFileHash(p, line));
+  };
   const workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
   // What a turn's events mean beside the conversation: the panels follow
   // tool results, and show_file_to_user opens the viewer.

@@ -16,12 +16,16 @@ function fakeApi(info: ViewInfo, over: Partial<ViewerApi> = {}) {
   const api = {
     viewerOpen: vi.fn(async () => info),
     viewFile: vi.fn(async () => "line one\nline two\nline three\n"),
+    viewerOutline: vi.fn(async () => []),
     htmlServe: vi.fn(async () => "skald-html://localhost/t1/index.html"),
     viewerBytes: vi.fn(async () => new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg'/>").buffer as ArrayBuffer),
     pdfInfo: vi.fn(async () => ({ pages: [1, 2, 3, 4].map(() => ({ width: 612, height: 792 })) })),
     pdfPage: vi.fn(async () => new Uint8Array([137, 80, 78, 71]).buffer as ArrayBuffer),
     pdfFind: vi.fn(async () => [{ page: 2, count: 1, snippet: "page 3 says gamma" }]),
+    pdfText: vi.fn(async () => [{ text: "Page one words", x: 72, y: 100, width: 200, height: 10 }]),
     latexCompile: vi.fn(),
+    latexForward: vi.fn(async () => null),
+    latexInverse: vi.fn(async () => null),
     viewerWatch: vi.fn(async () => 7),
     viewerUnwatch: vi.fn(async () => undefined),
     onViewerChanged: vi.fn(async (h: (c: ViewerChanged) => void) => {
@@ -45,6 +49,32 @@ describe("the viewer", () => {
     expect(Array.from(r.querySelectorAll(".code-ln")).map((n) => n.textContent)).toEqual(["1", "2", "3"]);
     expect(code.className).toContain("language-rust");
     expect(api.viewerWatch).toHaveBeenCalledWith(["/w/main.rs"], undefined);
+  });
+
+  it("lists a code file's outline beside it; a click goes to the definition", async () => {
+    const r = root();
+    document.body.append(r);
+    const text = Array.from({ length: 400 }, (_, i) => (i === 299 ? "fn target() {}" : `// ${i + 1}`)).join("\n");
+    const { api } = fakeApi(
+      { path: "/w/lib.rs", kind: { kind: "code", language: "rust" }, size: text.length },
+      {
+        viewFile: vi.fn(async () => text),
+        viewerOutline: vi.fn(async () => [
+          { name: "Top", kind: "struct", line: 1, endLine: 1, depth: 0 },
+          { name: "target", kind: "function", line: 300, endLine: 300, depth: 1 },
+        ]),
+      },
+    );
+    await mountViewer(r, "lib.rs", { api });
+    await flush();
+    const items = r.querySelectorAll<HTMLButtonElement>("[data-testid=viewer-outline] .outline-item");
+    expect(Array.from(items).map((b) => b.textContent)).toEqual(["struct Top", "function target"]);
+    items[1].click();
+    const marked = r.querySelector(".code-row.marked");
+    expect(marked?.getAttribute("data-line")).toBe("300");
+    expect(marked?.textContent).toContain("fn target() {}");
+    r.remove();
+    disposeViewer();
   });
 
   it("renders Markdown sanitised, with a toggle to source", async () => {
@@ -139,6 +169,45 @@ describe("the viewer", () => {
     expect(latexCompile).toHaveBeenCalledTimes(2);
     disposeViewer();
     expect(api.viewerUnwatch).toHaveBeenCalledWith(7);
+  });
+
+  it("syncs LaTeX both ways: a line to its spot in the PDF, a Ctrl+click to the source", async () => {
+    const r = root();
+    document.body.append(r);
+    const good: LatexView = { pdf: "/cache/good.pdf", fromCache: true, millis: 1, inputs: ["/w/main.tex", "/w/ch.tex"], errors: [], failure: null };
+    const latexForward = vi.fn(async () => ({ page: 2, x: 133, y: 300, width: 340, height: 8 }));
+    const latexInverse = vi.fn(async () => ({ file: "/w/ch.tex", line: 12 }));
+    const { api } = fakeApi({ path: "/w/main.tex", kind: { kind: "latex" }, size: 100 }, { latexCompile: vi.fn(async () => good), latexForward, latexInverse });
+    await mountViewer(r, "main.tex", { api }, { line: 12, input: "/w/ch.tex" });
+    await flush();
+    expect(latexForward).toHaveBeenCalledWith("/w/main.tex", "/w/ch.tex", 12);
+    expect(r.querySelector("[data-testid=pdf-spot]")?.getAttribute("data-page")).toBe("2");
+    const page2 = r.querySelector("[data-testid=pdf-page-2]") as HTMLElement;
+    page2.getBoundingClientRect = () => ({ left: 0, top: 0, width: 306, height: 396, right: 306, bottom: 396, x: 0, y: 0, toJSON: () => ({}) });
+    page2.dispatchEvent(new MouseEvent("click", { clientX: 153, clientY: 198, ctrlKey: true, bubbles: true }));
+    await flush();
+    // Half the page's 612 × 792 points.
+    expect(latexInverse).toHaveBeenCalledWith("/w/main.tex", 2, 306, 396);
+    expect(decodeURIComponent(location.hash)).toContain("path=/w/ch.tex&line=12&as=source&doc=/w/main.tex");
+    r.remove();
+    disposeViewer();
+  });
+
+  it("shows a LaTeX file as source with a way back to its place in the PDF", async () => {
+    const r = root();
+    document.body.append(r);
+    const { api } = fakeApi(
+      { path: "/w/ch.tex", kind: { kind: "latex" }, size: 100 },
+      { viewFile: vi.fn(async () => Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n")) },
+    );
+    await mountViewer(r, "ch.tex", { api }, { source: true, line: 12, doc: "/w/main.tex" });
+    await flush();
+    expect(api.latexCompile).not.toHaveBeenCalled();
+    expect(r.querySelector(".code-row.marked")?.getAttribute("data-line")).toBe("12");
+    (r.querySelector("[data-testid=latex-to-pdf]") as HTMLButtonElement).click();
+    expect(decodeURIComponent(location.hash)).toContain("path=/w/main.tex&line=12&input=/w/ch.tex");
+    r.remove();
+    disposeViewer();
   });
 
   it("notes a deleted file and reloads when it is back", async () => {

@@ -5,11 +5,14 @@ import { el } from "../dom";
 import * as api from "../api";
 import type { LatexView, ViewInfo, ViewerChanged } from "../bindings";
 import { codeView, imageView, markdownView, note, svgView, toggle } from "../viewer/kinds";
-import { pdfView, type PdfPlace, type PdfView } from "../viewer/pdf";
+import { codeViewHandle } from "../viewer/code";
+import { outlineList } from "../viewer/outline";
+import { recentFiles, rememberFile } from "../viewer/recent";
+import { pdfView, type PdfOptions, type PdfPlace, type PdfView } from "../viewer/pdf";
 
 export type ViewerApi = Pick<
   typeof api,
-  "viewerOpen" | "viewFile" | "htmlServe" | "viewerBytes" | "pdfInfo" | "pdfPage" | "pdfFind" | "latexCompile" | "viewerWatch" | "viewerUnwatch" | "onViewerChanged"
+  "viewerOpen" | "viewFile" | "viewerOutline" | "latexForward" | "latexInverse" | "htmlServe" | "viewerBytes" | "pdfInfo" | "pdfPage" | "pdfFind" | "pdfText" | "latexCompile" | "viewerWatch" | "viewerUnwatch" | "onViewerChanged"
 >;
 
 /** The page in an iframe without allow-same-origin: an opaque origin with
@@ -29,12 +32,50 @@ export function disposeViewer(): void {
 }
 
 export interface ViewerOptions {
-  /** 1-based line to show in a code or text file. */
+  /** 1-based line to show: in a code or text file, or (SyncTeX forward) in
+   *  a LaTeX document's PDF. */
   line?: number;
+  /** Show a LaTeX file as its source instead of its PDF. */
+  source?: boolean;
+  /** The LaTeX document a source file belongs to (for "Show in PDF"). */
+  doc?: string;
+  /** The file `line` is in when it is not the document itself (an \input). */
+  input?: string;
+  /** The native Open dialog (the start page's button). */
+  openDialog?: () => void;
+  /** For a viewer the caller owns (the side panel): it gets the disposer
+   *  and the page's viewer (disposeViewer) is left alone. */
+  own?: (dispose: () => void) => void;
+}
+
+/** The route that opens `path` in the viewer. */
+export function viewHash(path: string, o: Omit<ViewerOptions, "openDialog"> = {}): string {
+  const q = new URLSearchParams({ path });
+  if (o.line && o.line > 0) q.set("line", String(o.line));
+  if (o.source) q.set("as", "source");
+  if (o.doc) q.set("doc", o.doc);
+  if (o.input) q.set("input", o.input);
+  return `#/view?${q.toString()}`;
+}
+
+/** The viewer without a file: open one, or one of the recent ones. */
+function startPage(root: HTMLElement, opts: ViewerOptions): void {
+  const open = el("button", { type: "button", "data-testid": "viewer-open-dialog" }, "Open a file… (Ctrl+O)");
+  open.addEventListener("click", () => opts.openDialog?.());
+  const recent = recentFiles();
+  root.replaceChildren(
+    el("h1", { class: "viewer-title" }, "Files"),
+    el("p", { class: "muted" }, "Open a file, drop one on the window, or run skald-app FILE."),
+    open,
+    recent.length
+      ? el("section", { class: "recent-files" }, el("h2", {}, "Recent"), el("ul", { "data-testid": "recent-files" }, ...recent.map((p) => el("li", {}, el("a", { href: `#/view?path=${encodeURIComponent(p)}` }, p)))))
+      : el("p", { class: "muted" }, "No files opened yet."),
+  );
 }
 
 export async function mountViewer(root: HTMLElement, path: string, deps: { api: ViewerApi } = { api }, opts: ViewerOptions = {}): Promise<void> {
-  disposeViewer();
+  if (!opts.own) disposeViewer();
+  if (!path) return startPage(root, opts);
   const a = deps.api;
   const status = el("div", { class: "viewer-status muted", "data-testid": "viewer-status", role: "status" });
   const banner = el("div", { class: "viewer-banner", "data-testid": "viewer-banner", hidden: "" });
@@ -45,6 +86,7 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
   let info: ViewInfo;
   try {
     info = await a.viewerOpen(path);
+    rememberFile(info.path);
   } catch (e) {
     status.textContent = "";
     body.replaceChildren(el("p", { class: "error", role: "alert" }, api.errorMessage(e)));
@@ -74,7 +116,7 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
           const at = e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : "";
           const item = el("li", {}, at + e.message);
           if (e.file) {
-            const link = el("a", { href: `#/view?path=${encodeURIComponent(e.file)}${e.line ? `&line=${e.line}` : ""}`, class: "latex-error-link" }, "open");
+            const link = el("a", { href: viewHash(e.file, { line: e.line ?? undefined, source: true, doc: info.path }), class: "latex-error-link" }, "open");
             item.append(" ", link);
           }
           return item;
@@ -83,12 +125,23 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
     ];
   };
 
-  const showPdf = async (pdfPath: string) => {
+  const showPdf = async (pdfPath: string, pdfOpts: PdfOptions = {}) => {
     const keep = pdf?.place() ?? place;
     pdf?.dispose();
-    pdf = await pdfView(pdfPath, a, keep);
+    pdf = await pdfView(pdfPath, a, keep, pdfOpts);
     body.replaceChildren(pdf.node);
   };
+  // SyncTeX: a point in the PDF opens the source line that made it.
+  const inverse = (page: number, x: number, y: number) => {
+    void a
+      .latexInverse(info.path, page, x, y)
+      .then((s) => {
+        if (s) location.hash = viewHash(s.file, { line: s.line, source: true, doc: info.path });
+        else status.textContent = "No source line there.";
+      })
+      .catch((e) => (status.textContent = api.errorMessage(e)));
+  };
+  let synced = false;
 
   /** Renders the file; returns the files to watch. */
   const render = async (): Promise<string[]> => {
@@ -101,9 +154,17 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
       case "markdown":
         body.replaceChildren(markdownView(await a.viewFile(info.path)));
         break;
-      case "code":
-        body.replaceChildren(codeView(await a.viewFile(info.path), kind.language, at));
+      case "code": {
+        // The lines first; the outline joins beside them when it arrives.
+        const outline = a.viewerOutline(info.path).catch(() => []);
+        const h = codeViewHandle(await a.viewFile(info.path), kind.language, at);
+        const wrap = el("div", { class: "viewer-with-outline" }, h.node);
+        body.replaceChildren(wrap);
+        void outline.then((entries) => {
+          if (!disposed && entries.length && wrap.isConnected) wrap.prepend(outlineList(entries, h.goToLine));
+        });
         break;
+      }
       case "text":
         body.replaceChildren(codeView(await a.viewFile(info.path), undefined, at));
         break;
@@ -122,11 +183,29 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
         await showPdf(info.path);
         break;
       case "latex": {
+        if (opts.source) {
+          const h = codeViewHandle(await a.viewFile(info.path), "latex", at);
+          const toPdf = el("button", { type: "button", "data-testid": "latex-to-pdf", title: "SyncTeX: the marked line's place in the PDF" }, "Show in PDF");
+          toPdf.addEventListener("click", () => {
+            const line = Number(body.querySelector<HTMLElement>(".code-row.marked")?.dataset.line ?? opts.line ?? 1);
+            location.hash = viewHash(opts.doc ?? info.path, { line, input: info.path });
+          });
+          body.replaceChildren(el("div", { class: "viewer-toolbar" }, toPdf), h.node);
+          break;
+        }
         status.textContent = "Compiling…";
         const v = await a.latexCompile(info.path);
         showBanner(latexBanner(v));
         if (v.pdf) {
-          await showPdf(v.pdf);
+          await showPdf(v.pdf, { onPointClick: inverse });
+          const source = el("a", { href: viewHash(info.path, { source: true }), "data-testid": "latex-source" }, "Source");
+          pdf?.node.querySelector(".viewer-toolbar")?.append(source);
+          // SyncTeX forward, once: ?line= names a source line to show.
+          if (opts.line && !synced && !v.failure) {
+            synced = true;
+            const spot = await a.latexForward(info.path, opts.input ?? info.path, opts.line).catch(() => null);
+            if (spot) pdf?.showSpot(spot.page, spot.y, spot.height);
+          }
         } else {
           body.replaceChildren(toggle(["Errors", "Source"], [() => note("No PDF yet."), () => codeView("", "latex")]));
         }
@@ -177,13 +256,15 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
     });
   };
 
-  disposeCurrent = () => {
+  const dispose = () => {
     disposed = true;
     unlisten?.();
     pdf?.dispose();
     for (const u of urls) URL.revokeObjectURL(u);
     if (watch !== undefined) void a.viewerUnwatch(watch).catch(() => undefined);
   };
+  if (opts.own) opts.own(dispose);
+  else disposeCurrent = dispose;
   try {
     const stop = await a.onViewerChanged(onChange);
     if (disposed) stop();

@@ -64,3 +64,21 @@ describe("the virtualised code view", () => {
     expect(findLines(["x"], "")).toEqual([]);
   });
 });
+
+describe("the outline list", () => {
+  it("shows the first entries of a huge outline and filters all of them", async () => {
+    const { outlineList, MAX_SHOWN } = await import("./outline");
+    const all = Array.from({ length: 100_000 }, (_, i) => ({ name: `f${i}`, kind: "function", line: i + 1, endLine: i + 1, depth: 0 }));
+    const lines: number[] = [];
+    const nav = outlineList(all, (l) => lines.push(l));
+    expect(nav.querySelectorAll(".outline-item")).toHaveLength(MAX_SHOWN);
+    expect(nav.querySelector(".outline-more")?.textContent).toContain("100,000");
+    const filter = nav.querySelector("input") as HTMLInputElement;
+    filter.value = "f99999";
+    filter.dispatchEvent(new Event("input"));
+    const hits = nav.querySelectorAll<HTMLButtonElement>(".outline-item");
+    expect(hits).toHaveLength(1);
+    hits[0].click();
+    expect(lines).toEqual([100_000]);
+  });
+});

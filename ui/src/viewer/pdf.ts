@@ -2,12 +2,31 @@
 // of the right size until it scrolls into view, then fetched at its on-screen
 // width × device pixel ratio. Page navigation, zoom and find (pdfium text).
 import { el } from "../dom";
-import type { PdfFindHit, PdfInfo } from "../bindings";
+import type { PdfFindHit, PdfInfo, PdfTextRun } from "../bindings";
 
 export interface PdfApi {
   pdfInfo(path: string): Promise<PdfInfo>;
   pdfPage(path: string, page: number, width: number): Promise<ArrayBuffer>;
   pdfFind(path: string, query: string): Promise<PdfFindHit[]>;
+  /** The page's text with its boxes (optional: no layer without it). */
+  pdfText?(path: string, page: number): Promise<PdfTextRun[]>;
+}
+
+/** Transparent text over a rendered page, placed where pdfium says each
+ *  run sits, so the page's text can be selected and copied. */
+export function textLayer(runs: PdfTextRun[], page: { width: number; height: number }): HTMLElement {
+  const layer = el("div", { class: "pdf-text", "data-testid": "pdf-text" });
+  for (const r of runs) {
+    const span = el("span", {}, r.text);
+    span.style.left = `${(r.x / page.width) * 100}%`;
+    span.style.top = `${(r.y / page.height) * 100}%`;
+    span.style.width = `${(r.width / page.width) * 100}%`;
+    span.style.height = `${(r.height / page.height) * 100}%`;
+    // Font size in container-query units: the layer scales with the page.
+    span.style.fontSize = `${(r.height / page.width) * 100}cqw`;
+    layer.append(span);
+  }
+  return layer;
 }
 
 /** Page (0-based) and zoom survive a reload in place. */
@@ -22,10 +41,19 @@ export interface PdfView {
   node: HTMLElement;
   place(): PdfPlace;
   goTo(page: number): void;
+  /** Scrolls to and marks a box given in PDF points from the top-left of
+   *  1-based `page` (SyncTeX's coordinates; `y` is the baseline). */
+  showSpot(page: number, y: number, height: number): void;
   dispose(): void;
 }
 
-export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { page: 0, zoom: 1 }): Promise<PdfView> {
+export interface PdfOptions {
+  /** Ctrl+click on a page: the point in PDF points from
+   *  the page's top-left, page 1-based (SyncTeX inverse search). */
+  onPointClick?: (page: number, x: number, y: number) => void;
+}
+
+export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { page: 0, zoom: 1 }, opts: PdfOptions = {}): Promise<PdfView> {
   const info = await api.pdfInfo(path);
   const count = info.pages.length;
   let zoom = start.zoom;
@@ -60,9 +88,38 @@ export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { pag
   const slots: HTMLElement[] = info.pages.map((size, i) => {
     const slot = el("div", { class: "pdf-page", "data-page": String(i), "data-testid": `pdf-page-${i + 1}` });
     slot.dataset.aspect = String(size.height / size.width);
+    if (opts.onPointClick) {
+      const click = (e: MouseEvent) => {
+        const r = slot.getBoundingClientRect();
+        if (!r.width) return;
+        const scale = size.width / r.width;
+        opts.onPointClick?.(i + 1, (e.clientX - r.left) * scale, (e.clientY - r.top) * scale);
+      };
+      // Ctrl+click, as TeX editors do: a plain click or double-click
+      // selects text in the text layer.
+      slot.title = "Ctrl+click: go to the source";
+      slot.addEventListener("click", (e) => {
+        if (e.ctrlKey || e.metaKey) click(e);
+      });
+    }
     pages.append(slot);
     return slot;
   });
+  let marker: HTMLElement | null = null;
+  const showSpot = (page: number, y: number, height: number) => {
+    const slot = slots[page - 1];
+    const size = info.pages[page - 1];
+    if (!slot || !size) return;
+    goTo(page - 1);
+    const scale = slot.offsetHeight / size.height;
+    const top = Math.max(0, (y - Math.max(height, 10)) * scale);
+    marker?.remove();
+    marker = el("div", { class: "pdf-spot", "data-testid": "pdf-spot", "data-page": String(page) });
+    marker.style.top = `${top}px`;
+    marker.style.height = `${Math.max(height, 10) * scale + 4}px`;
+    slot.append(marker);
+    pages.scrollTop = slot.offsetTop + Math.max(0, top - pages.clientHeight / 3);
+  };
   const layout = () => {
     const w = Math.round(baseWidth() * zoom);
     for (const slot of slots) {
@@ -83,8 +140,12 @@ export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { pag
       urls.push(url);
       const img = el("img", { src: url, alt: `Page ${i + 1}`, draggable: "false" });
       img.style.width = "100%";
-      slot.replaceChildren(img);
+      slot.replaceChildren(img, ...(marker && marker.parentElement === slot ? [marker] : []));
       slot.dataset.loaded = "true";
+      if (api.pdfText && !slot.querySelector(".pdf-text")) {
+        const runs = await api.pdfText(path, i).catch(() => []);
+        if (runs.length && !slot.querySelector(".pdf-text")) slot.append(textLayer(runs, info.pages[i]));
+      }
     } catch (e) {
       slot.dataset.rendered = "";
       slot.replaceChildren(el("p", { class: "error" }, String(e)));
@@ -158,6 +219,7 @@ export async function pdfView(path: string, api: PdfApi, start: PdfPlace = { pag
     node,
     place: () => ({ page: current, zoom }),
     goTo,
+    showSpot,
     dispose: () => {
       observer?.disconnect();
       for (const u of urls) URL.revokeObjectURL(u);

@@ -51,6 +51,26 @@ impl OutlineItem {
     }
 }
 
+impl Outline {
+    /// Every item with its nesting depth (0 = top level), in source order:
+    /// what a side list of definitions shows.
+    pub fn flatten(&self) -> Vec<(usize, &OutlineItem)> {
+        fn walk<'a>(
+            items: &'a [OutlineItem],
+            depth: usize,
+            out: &mut Vec<(usize, &'a OutlineItem)>,
+        ) {
+            for item in items {
+                out.push((depth, item));
+                walk(&item.children, depth + 1, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.items, 0, &mut out);
+        out
+    }
+}
+
 /// Rendered when the engine understood the file but found nothing to list.
 pub const EMPTY_OUTLINE: &str = "(no top-level definitions found)";
 
@@ -104,5 +124,32 @@ fn render_items(items: &[OutlineItem], depth: usize, out: &mut String) {
         }
         out.push('\n');
         render_items(&item.children, depth + 1, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn flatten_lists_members_under_their_type_in_source_order() {
+        let src =
+            "struct A;\nimpl A {\n    fn one(&self) {}\n    fn two(&self) {}\n}\nfn free() {}\n";
+        let outline = crate::outline_source(Path::new("a.rs"), src).unwrap();
+        let flat: Vec<(usize, &str, usize)> = outline
+            .flatten()
+            .into_iter()
+            .map(|(d, i)| (d, i.name.as_str(), i.start_line))
+            .collect();
+        assert_eq!(
+            flat,
+            vec![
+                (0, "A", 1),
+                (0, "A", 2),
+                (1, "one", 3),
+                (1, "two", 4),
+                (0, "free", 6)
+            ]
+        );
     }
 }

@@ -13,7 +13,8 @@ use crate::{
     ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
-    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+    LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
+    SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 
@@ -70,11 +71,15 @@ pub fn typescript() -> String {
         decl::<PendingQuestionView>(&cfg),
         decl::<ViewKind>(&cfg),
         decl::<ViewInfo>(&cfg),
+        decl::<OutlineEntry>(&cfg),
         decl::<PdfPageSize>(&cfg),
         decl::<PdfInfo>(&cfg),
         decl::<PdfFindHit>(&cfg),
         decl::<TexErrorView>(&cfg),
         decl::<LatexView>(&cfg),
+        decl::<PdfTextRun>(&cfg),
+        decl::<PdfSpotView>(&cfg),
+        decl::<SourceLineView>(&cfg),
         decl::<ViewerChanged>(&cfg),
     ];
     let mut out = String::from(HEADER);

@@ -33,5 +33,6 @@ pub use settings::{
 };
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
 pub use viewer::{
-    LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
+    LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
+    SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };

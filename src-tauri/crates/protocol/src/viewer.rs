@@ -29,6 +29,20 @@ pub struct ViewInfo {
     pub size: u64,
 }
 
+/// One definition in a code file's outline (the viewer's side list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OutlineEntry {
+    pub name: String,
+    /// `function`, `class`, `method`, `heading`, ...
+    pub kind: String,
+    /// 1-based first and last line.
+    pub line: u32,
+    pub end_line: u32,
+    /// 0 for top-level definitions, 1 for their members, ...
+    pub depth: u32,
+}
+
 /// A page's size in PDF points.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, TS)]
 pub struct PdfPageSize {
@@ -74,6 +88,38 @@ pub struct LatexView {
     pub errors: Vec<TexErrorView>,
     /// A compile that could not run or finish (TeX missing, timeout).
     pub failure: Option<String>,
+}
+
+/// A run of a PDF page's text and its box, in PDF points from the page's
+/// top-left corner: the selectable layer over the rendered page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PdfTextRun {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
+/// SyncTeX forward: where a source line was typeset (PDF points from the
+/// page's top-left corner; page 1-based).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PdfSpotView {
+    pub page: u32,
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
+/// SyncTeX inverse: the source line behind a point in the PDF.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLineView {
+    pub file: String,
+    pub line: u32,
 }
 
 /// Event `viewer-changed`: a watched file changed or went away.

@@ -15,7 +15,8 @@ pub mod watch;
 
 pub use kind::{FileKind, detect, detect_path};
 pub use latex::{
-    CompileOutcome, LatexCompiler, LatexConfig, LatexError, TexMessage, default_build_root,
+    CompileOutcome, LatexCompiler, LatexConfig, LatexError, PdfSpot, SourceSpot, SyncTexError,
+    TexMessage, default_build_root,
 };
-pub use pdf::{FindHit, PageSize, PdfDoc, PdfError};
+pub use pdf::{FindHit, PageSize, PdfDoc, PdfError, TextRun};
 pub use watch::{Change, FileWatcher, WatchError};

@@ -114,6 +114,17 @@ pub struct FindHit {
     pub snippet: String,
 }
 
+/// A run of text on a page and its box, in PDF points from the page's
+/// top-left corner.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TextRun {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
 /// An open PDF. pdfium's calls are serialised by its bindings, so this is
 /// cheap to keep but one document renders one page at a time.
 pub struct PdfDoc {
@@ -187,6 +198,31 @@ impl PdfDoc {
     pub fn page_text(&self, page: usize) -> Result<String, PdfError> {
         let page = self.page(page)?;
         Ok(page.text().map_err(pdfium_err)?.all())
+    }
+
+    /// The text of a 0-based page as pdfium's segments (runs of one line
+    /// and style) with their boxes in points from the page's top-left: what
+    /// a selectable text layer over the rendered page is made of.
+    pub fn text_runs(&self, page: usize) -> Result<Vec<TextRun>, PdfError> {
+        let p = self.page(page)?;
+        let height = p.height().value;
+        let text = p.text().map_err(pdfium_err)?;
+        let runs = text
+            .segments()
+            .iter()
+            .filter_map(|seg| {
+                let b = seg.bounds();
+                let t = seg.text();
+                (!t.trim().is_empty()).then(|| TextRun {
+                    text: t,
+                    x: b.left().value,
+                    y: height - b.top().value,
+                    width: b.width().value,
+                    height: b.height().value,
+                })
+            })
+            .collect();
+        Ok(runs)
     }
 
     /// Every page's text.

@@ -37,6 +37,30 @@ fn page_count_sizes_text_and_find() {
 }
 
 #[test]
+fn text_runs_carry_their_text_and_where_it_sits_on_the_page() {
+    let doc = Doc::new();
+    let pdf = PdfDoc::open(&compiled_pdf(&doc, 3)).unwrap();
+    let size = pdf.page_sizes()[1];
+    let runs = pdf.text_runs(1).unwrap();
+    let joined: String = runs
+        .iter()
+        .map(|r| r.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(joined.contains("says beta"), "{joined}");
+    for r in &runs {
+        // Inside the page, measured from its top-left corner, and not empty.
+        assert!(r.x >= 0.0 && r.x + r.width <= size.width + 1.0, "{r:?}");
+        assert!(r.y >= 0.0 && r.y + r.height <= size.height + 1.0, "{r:?}");
+        assert!(r.width > 0.0 && r.height > 0.0, "{r:?}");
+    }
+    // The first line of text is near the top, not the bottom (y is flipped).
+    let first = runs.iter().find(|r| r.text.contains("says")).unwrap();
+    assert!(first.y < size.height / 2.0, "{first:?}");
+    assert!(matches!(pdf.text_runs(9), Err(PdfError::NoSuchPage { .. })));
+}
+
+#[test]
 fn render_a_page_to_png_at_a_width() {
     let doc = Doc::new();
     let pdf = PdfDoc::open(&compiled_pdf(&doc, 3)).unwrap();

@@ -11,6 +11,7 @@
 mod cache;
 pub mod fls;
 pub mod log;
+pub mod synctex;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use log::TexMessage;
+pub use synctex::{PdfSpot, SourceSpot, SyncTexError};
 
 #[derive(Debug, Clone)]
 pub struct LatexConfig {
@@ -222,6 +224,15 @@ impl LatexCompiler {
         let tmp = build.join("good.pdf.tmp");
         std::fs::copy(&pdf, &tmp).map_err(|e| io("keeping the PDF", e))?;
         std::fs::rename(&tmp, &good).map_err(|e| io("keeping the PDF", e))?;
+        // SyncTeX data travels with the PDF it describes (`synctex` finds it
+        // by the PDF's name); without it only source<->PDF jumps are lost.
+        let sync = out.join(format!("{stem}.synctex.gz"));
+        let kept = good.with_extension("synctex.gz");
+        let tmp = build.join("good.synctex.gz.tmp");
+        if let Err(e) = std::fs::copy(&sync, &tmp).and_then(|_| std::fs::rename(&tmp, &kept)) {
+            tracing::warn!("no SyncTeX data kept for {}: {e}", source.display());
+            let _ = std::fs::remove_file(&kept);
+        }
         let inputs = Inputs {
             project: project.clone(),
             system: found.system,
@@ -235,6 +246,42 @@ impl LatexCompiler {
             from_cache: false,
             millis: started.elapsed().as_millis() as u64,
         })
+    }
+
+    /// Where `line` of `input` (the document or a file it includes) was
+    /// typeset in `document`'s last good PDF.
+    pub fn forward(
+        &self,
+        document: &Path,
+        input: &Path,
+        line: u32,
+    ) -> Result<Option<PdfSpot>, SyncTexError> {
+        let pdf = self.good_pdf(document)?;
+        synctex::forward(self.config.search_path.as_ref(), &pdf, input, line)
+    }
+
+    /// The source line behind a point on a page of `document`'s last good PDF.
+    pub fn inverse(
+        &self,
+        document: &Path,
+        page: u32,
+        x: f32,
+        y: f32,
+    ) -> Result<Option<SourceSpot>, SyncTexError> {
+        let pdf = self.good_pdf(document)?;
+        synctex::inverse(self.config.search_path.as_ref(), &pdf, page, x, y)
+    }
+
+    fn good_pdf(&self, document: &Path) -> Result<PathBuf, SyncTexError> {
+        let source = document
+            .canonicalize()
+            .map_err(|e| SyncTexError::Io(format!("{}: {e}", document.display())))?;
+        let pdf = self.build_dir(&source).join("good.pdf");
+        if pdf.is_file() {
+            Ok(pdf)
+        } else {
+            Err(SyncTexError::NoData)
+        }
     }
 
     fn program(&self) -> Option<Program> {
@@ -268,6 +315,7 @@ impl LatexCompiler {
         outdir.push(out);
         let tex_flags = [
             "-recorder",
+            "-synctex=1",
             "-interaction=nonstopmode",
             "-file-line-error",
             "-no-shell-escape",
