@@ -2,10 +2,11 @@
 //! Thin by design — every decision lives in a library crate that tests
 //! without a webview; this crate only wires them to windows and IPC.
 
-mod attention;
+pub(crate) mod attention;
 mod commands;
 mod html_view;
 mod navigation;
+mod resumed;
 mod state;
 mod tray;
 
@@ -68,13 +69,14 @@ pub fn run() {
                 }
             };
             state.watch_restart(app.handle().clone());
-            state.resume_in_background();
+            state.resume_in_background(app.handle().clone());
             state.deliver_notifications();
             attention::watch(
                 app.handle().clone(),
                 state.store.clone(),
                 state.approvals.subscribe_changes(),
             );
+            attention::watch_moments(app.handle().clone(), &state.sessions);
             app.manage(state);
             app.manage(commands::viewer::ViewerState::default());
             tray::build(app)?;
@@ -87,6 +89,9 @@ pub fn run() {
             {
                 api.prevent_close();
                 let _ = window.hide();
+                if let Some(state) = window.try_state::<AppState>() {
+                    attention::hidden_to_tray(window.app_handle(), state.store.clone());
+                }
             }
         })
         .invoke_handler(tauri::generate_handler![
@@ -103,6 +108,7 @@ pub fn run() {
             commands::chat::send_message,
             commands::chat::stop_turn,
             commands::chat::attach_session,
+            commands::chat::resumed_turns,
             commands::companion::get_scratchpad,
             commands::companion::set_scratchpad_entry,
             commands::companion::remove_scratchpad_entry,
