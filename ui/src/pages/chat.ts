@@ -47,7 +47,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const resumedBanner = el(
     "p",
     { class: "resumed-banner", role: "status", "data-testid": "resumed-banner", hidden: "" },
-    "This session was resumed after a crash: Skald is finishing the interrupted turn.",
+    "This session was resumed after a crash or restart: Skald is finishing the interrupted turn.",
   );
   const main = el("section", { class: "chat-main" }, resumedBanner, conversation, composer);
   if (current) main.prepend(sessionSettingsPanel(current, deps));
