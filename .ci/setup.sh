@@ -14,6 +14,8 @@ APT_PACKAGES=(
   xdg-utils
   # a private D-Bus session for E2E (single instance, notifications, tray)
   dbus-daemon dbus-bin
+  # E2E marks a session as background work in the app's database (sqlite3)
+  sqlite3
   # benchmarks and tool tests
   ripgrep universal-ctags curl ca-certificates
   # the viewer: LaTeX to PDF (the smallest TeX Live that compiles ordinary

@@ -1,14 +1,21 @@
-//! Getting the person's attention when a call waits for them: the tray's
-//! tooltip and title carry the count, a system notification fires when a
-//! new call starts waiting while the window is hidden, and the UI hears
+//! Getting the person's attention. Waiting calls: the tray's tooltip and
+//! title carry the count, a system notification fires when a new call
+//! starts waiting while the window is hidden, and the UI hears
 //! `approvals-changed` (its Inbox badge). Pending rows in the database are
 //! the truth, so this also covers calls waiting from before a restart. This
 //! process's own changes wake it at once; a slow poll catches those of other
 //! processes (`skald` commands on the same database).
+//!
+//! The other moments — a turn finished, a notification delivered into
+//! Home, a background task ended — come from the session driver
+//! ([`skald_session::Attention`]) and are shown the same way, only while
+//! the window is hidden: in front of the window the person sees them there.
 
 use std::collections::HashSet;
 use std::time::Duration;
 
+use serde_json::Value;
+use skald_session::{Attention, ChatSessionHandler};
 use skald_store::{Store, ToolCallStatus};
 use tauri::{Emitter, Manager};
 use tauri_plugin_notification::NotificationExt;
@@ -48,11 +55,9 @@ pub fn watch(app: tauri::AppHandle, store: Store, mut changes: watch::Receiver<u
                 }
                 let fresh: Vec<_> = rows.iter().filter(|r| !seen.contains(&r.id)).collect();
                 update_tray(&app, ids.len());
-                let hidden = app
-                    .get_webview_window("main")
-                    .and_then(|w| w.is_visible().ok())
-                    .is_some_and(|visible| !visible);
-                if hidden && let Some(first) = fresh.first() {
+                if window_hidden(&app)
+                    && let Some(first) = fresh.first()
+                {
                     let body = if fresh.len() == 1 && asking.contains(&first.id) {
                         "A question waits for your answer.".to_string()
                     } else if fresh.len() == 1 {
@@ -60,15 +65,7 @@ pub fn watch(app: tauri::AppHandle, store: Store, mut changes: watch::Receiver<u
                     } else {
                         format!("{} calls wait for your approval.", fresh.len())
                     };
-                    if let Err(e) = app
-                        .notification()
-                        .builder()
-                        .title("Skald")
-                        .body(body)
-                        .show()
-                    {
-                        tracing::debug!(error = %e, "notification not shown");
-                    }
+                    show(&app, "Skald", &body);
                 }
                 seen = ids;
             }
@@ -97,4 +94,77 @@ fn update_tray(app: &tauri::AppHandle, waiting: usize) {
     let _ = tray.set_tooltip(Some(&text));
     // The title shows next to the icon where the platform supports it (a badge).
     let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
+}
+
+/// Shows what the session driver asks the person to look at, while the
+/// window is hidden, for the app's life.
+pub fn watch_moments(app: tauri::AppHandle, sessions: &ChatSessionHandler) {
+    let mut moments = sessions.subscribe_attention();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match moments.recv().await {
+                Ok(moment) => {
+                    if window_hidden(&app) {
+                        show_moment(&app, &moment);
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::debug!(missed = n, "attention moments skipped");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+fn show_moment(app: &tauri::AppHandle, moment: &Attention) {
+    let title = if moment.title == "Skald" {
+        moment.title.clone()
+    } else {
+        format!("Skald — {}", moment.title)
+    };
+    show(app, &title, &moment.body);
+}
+
+/// The setting that records the person was told Skald stays in the tray.
+pub const TRAY_NOTE_SHOWN: &str = "ui.tray_note_shown";
+
+/// The window was hidden to the tray (Ctrl+W, closing it): the first time
+/// ever, a notification says Skald keeps running there and how to quit.
+pub fn hidden_to_tray(app: &tauri::AppHandle, store: Store) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let settings = store.settings();
+        match settings.get(TRAY_NOTE_SHOWN).await {
+            Ok(Some(Value::Bool(true))) => return,
+            Ok(_) => {}
+            Err(e) => {
+                // Unknown whether it was shown: better silent than nagging.
+                tracing::debug!(error = %e, "cannot read the tray note setting");
+                return;
+            }
+        }
+        if let Err(e) = settings.set(TRAY_NOTE_SHOWN, &Value::Bool(true)).await {
+            tracing::debug!(error = %e, "cannot record the tray note");
+            return;
+        }
+        show(
+            &app,
+            "Skald keeps running in the tray",
+            "Agents go on working while the window is closed. Open it again or quit from the tray icon.",
+        );
+    });
+}
+
+/// Whether the main window is out of sight (hidden to the tray or minimised).
+fn window_hidden(app: &tauri::AppHandle) -> bool {
+    app.get_webview_window("main").is_some_and(|w| {
+        w.is_visible().is_ok_and(|visible| !visible) || w.is_minimized().unwrap_or(false)
+    })
+}
+
+fn show(app: &tauri::AppHandle, title: &str, body: &str) {
+    if let Err(e) = app.notification().builder().title(title).body(body).show() {
+        tracing::debug!(error = %e, "notification not shown");
+    }
 }

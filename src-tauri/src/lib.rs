@@ -2,12 +2,13 @@
 //! Thin by design — every decision lives in a library crate that tests
 //! without a webview; this crate only wires them to windows and IPC.
 
-mod attention;
+pub(crate) mod attention;
 mod commands;
 mod detached;
 mod html_view;
 mod navigation;
 mod open_files;
+mod resumed;
 mod state;
 mod tray;
 
@@ -74,13 +75,14 @@ pub fn run() {
                 }
             };
             state.watch_restart(app.handle().clone());
-            state.resume_in_background();
+            state.resume_in_background(app.handle().clone());
             state.deliver_notifications();
             attention::watch(
                 app.handle().clone(),
                 state.store.clone(),
                 state.approvals.subscribe_changes(),
             );
+            attention::watch_moments(app.handle().clone(), &state.sessions);
             app.manage(state);
             app.manage(commands::viewer::ViewerState::default());
             app.manage(detached::Detached::default());
@@ -107,6 +109,9 @@ pub fn run() {
             {
                 api.prevent_close();
                 let _ = window.hide();
+                if let Some(state) = window.try_state::<AppState>() {
+                    attention::hidden_to_tray(window.app_handle(), state.store.clone());
+                }
             }
         })
         .invoke_handler(tauri::generate_handler![
@@ -123,6 +128,7 @@ pub fn run() {
             commands::chat::send_message,
             commands::chat::stop_turn,
             commands::chat::attach_session,
+            commands::chat::resumed_turns,
             commands::companion::get_scratchpad,
             commands::companion::set_scratchpad_entry,
             commands::companion::remove_scratchpad_entry,

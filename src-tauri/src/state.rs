@@ -12,6 +12,8 @@ use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
 
+use crate::resumed::ResumedTurns;
+
 pub struct AppState {
     pub catalog: ToolCatalog,
     pub store: Store,
@@ -22,6 +24,8 @@ pub struct AppState {
     pub data_dir: PathBuf,
     /// Where new sessions run unless the person picks a folder.
     pub default_workdir: PathBuf,
+    /// Crash-resumed turns running now.
+    pub resumed: ResumedTurns,
     deps: BuiltinDeps,
 }
 
@@ -72,6 +76,7 @@ impl AppState {
             mcp,
             data_dir,
             default_workdir: default_workdir(),
+            resumed: ResumedTurns::default(),
             deps,
         })
     }
@@ -82,11 +87,13 @@ impl AppState {
     }
 
     /// Crash recovery at start: repairs history, re-runs what may be re-run,
-    /// reports the rest as interrupted, answers turns a crash cut short.
-    pub fn resume_in_background(&self) {
+    /// reports the rest as interrupted, answers turns a crash cut short
+    /// (pages follow those: [`ResumedTurns`]).
+    pub fn resume_in_background(&self, app: tauri::AppHandle) {
         let sessions = self.sessions.clone();
+        let sink = self.resumed.sink(app);
         tauri::async_runtime::spawn(async move {
-            match sessions.resume_all(None, NullSink).await {
+            match sessions.resume_all(None, sink).await {
                 Ok(resumed) if !resumed.is_empty() => {
                     tracing::info!(count = resumed.len(), "resumed interrupted sessions")
                 }

@@ -102,3 +102,26 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
   assert.match(block.content, /## plan\nuse SQLite, file in data\//);
   writeFileSync(join(shots, "companion-scratchpad.png"), await session.screenshot());
 });
+
+test("each companion tool is in the permission matrix with its category, allowed by a seeded rule", async () => {
+  await session.execute("location.hash = '#/permissions/default'");
+  await session.waitFor("return !!document.querySelector('[data-matrix-tool=show_file_to_user]')", { what: "the permission matrix" });
+  const rows = await session.execute(`return Array.from(document.querySelectorAll('[data-matrix-tool]')).map((tr) => [
+    tr.dataset.matrixTool, tr.children[1].textContent, tr.querySelector('select').value])`);
+  const byName = Object.fromEntries(rows.map(([name, category, action]) => [name, { category, action }]));
+  const expected = {
+    update_scratchpad: "Introspection",
+    write_todos: "Introspection",
+    ask_user_clarification: "Introspection",
+    notify: "Introspection",
+    read_notification: "Introspection",
+    show_file_to_user: "Filesystem",
+    execute_task: "Subagent",
+    list_items: "Introspection",
+  };
+  for (const [name, category] of Object.entries(expected)) {
+    assert.deepEqual(byName[name], { category, action: "allow" }, `${name} in the matrix`);
+  }
+  // Anything else still asks through the catch-all, not a per-tool rule.
+  assert.equal(byName.execute_cmd.action, "require");
+});

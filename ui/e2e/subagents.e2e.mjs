@@ -1,7 +1,8 @@
 // E2E: a delegation in the real app. The root agent calls execute_task
-// (sync) to code-explorer; once the person approves it, the sub-agent's own
-// card appears live inside the execute_task card while it runs, and its
-// answer comes back as the delegation's result before the final answer.
+// (sync) to code-explorer; it runs without asking (a seeded rule: the
+// sub-agent's own calls are the ones gated), the sub-agent's own card
+// appears live inside the execute_task card while it runs, and its answer
+// comes back as the delegation's result before the final answer.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,16 +57,18 @@ test("a delegation's sub-agent cards appear live inside its execute_task card", 
   await newChat(session);
   await send(session, "Ask the explorer for the code word in notes.md.");
 
-  // The delegation is asked about first (the catch-all rule), with its label.
-  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_task]')", {
-    what: "the execute_task approval",
+  // The delegation starts without asking, under its label.
+  await session.waitFor("return !!document.querySelector('.tool-card[data-tool-call=call_task] .tool-label')", {
+    what: "the execute_task card",
   });
   const label = await session.execute(
     "return document.querySelector('.tool-card[data-tool-call=call_task] .tool-label').textContent",
   );
   assert.equal(label, "execute_task ⚡ → code-explorer: Find the code word");
-  await session.execute(
-    "document.querySelector('[data-testid=approval][data-tool-call=call_task] [data-testid=approve]').click()",
+  assert.equal(
+    await session.execute("return !!document.querySelector('[data-testid=approval][data-tool-call=call_task]')"),
+    false,
+    "a delegation is not asked about",
   );
 
   // While the delegation runs, the sub-agent's read_file card is inside it.

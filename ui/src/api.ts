@@ -124,6 +124,17 @@ export function attachSession(sessionId: string, onEvent: (e: SessionEvent) => v
   return invoke<boolean>("attach_session", { sessionId, onEvent: channel });
 }
 
+/** Sessions whose turn, cut short by a crash, the app is answering now. */
+export function resumedTurns(): Promise<string[]> {
+  return invoke<string[]>("resumed_turns");
+}
+
+/** Calls `handler` with the session id whenever crash resume starts
+ *  answering a turn; resolves to an unlisten. */
+export function onTurnResumed(handler: (sessionId: string) => void): Promise<() => void> {
+  return listen<{ sessionId: string }>("turn-resumed", (e) => handler(e.payload.sessionId));
+}
+
 export function stopTurn(sessionId: string): Promise<void> {
   return invoke<void>("stop_turn", { sessionId });
 }

@@ -1,4 +1,5 @@
 use skald_protocol::{AppInfo, ErrorCode, IpcError};
+use tauri::Manager;
 
 use crate::AppState;
 
@@ -19,15 +20,23 @@ pub async fn app_info(state: tauri::State<'_, AppState>) -> Result<AppInfo, IpcE
 
 /// Ctrl+W: the same as closing the window — it hides to the tray and the
 /// agent keeps working; a waiting approval then raises a notification.
+/// The first time ever, a notification says Skald keeps running there.
 #[tauri::command]
-pub fn hide_window(window: tauri::WebviewWindow) -> Result<(), IpcError> {
+pub fn hide_window(
+    window: tauri::WebviewWindow,
+    state: tauri::State<'_, AppState>,
+) -> Result<(), IpcError> {
     // A detached viewer closes instead: its file goes back to the panel.
-    let done = if window.label() == "main" {
-        window.hide()
-    } else {
-        window.close()
-    };
-    done.map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))
+    if window.label() != "main" {
+        return window
+            .close()
+            .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()));
+    }
+    window
+        .hide()
+        .map_err(|e| IpcError::new(ErrorCode::Internal, e.to_string()))?;
+    crate::attention::hidden_to_tray(window.app_handle(), state.store.clone());
+    Ok(())
 }
 
 /// A link the person clicked: opened in the system browser (or mail

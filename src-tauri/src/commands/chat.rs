@@ -156,6 +156,13 @@ pub fn attach_session(
     running
 }
 
+/// Sessions whose turn, cut short by a crash, the app is answering now
+/// (the chat shows them with a "resumed after a crash" banner).
+#[tauri::command]
+pub fn resumed_turns(state: tauri::State<'_, AppState>) -> Vec<String> {
+    state.resumed.running()
+}
+
 /// Stops the session's running turn (no-op when none runs).
 #[tauri::command]
 pub fn stop_turn(state: tauri::State<'_, AppState>, session_id: String) -> bool {

@@ -18,6 +18,8 @@ function fakeApi() {
     createSession: vi.fn(),
     stopTurn: vi.fn().mockResolvedValue(true),
     attachSession: vi.fn().mockResolvedValue(false),
+    resumedTurns: vi.fn().mockResolvedValue([] as string[]),
+    onTurnResumed: vi.fn().mockResolvedValue(() => undefined),
     sendMessage: vi.fn(async (_id: string, text: string, onEvent: (e: SessionEvent) => void) => {
       titled = true;
       onEvent({ type: "turnStarted", sessionId: "s1" });
@@ -162,6 +164,71 @@ describe("chat page", () => {
     // The history is read again when the turn ends; how it ended stays shown.
     expect(api.sessionHistory).toHaveBeenCalledTimes(2);
     expect(root.querySelector(".turn-note")?.textContent).toBe("Stopped.");
+  });
+
+  it("follows a turn crash resume starts after the page loaded, under a banner, stoppable", async () => {
+    const api = fakeApi();
+    let announce: ((sessionId: string) => void) | null = null;
+    api.onTurnResumed.mockImplementation(async (handler: (sessionId: string) => void) => {
+      announce = handler;
+      return () => undefined;
+    });
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate: vi.fn() });
+    await flush();
+    const banner = root.querySelector("[data-testid=resumed-banner]") as HTMLElement;
+    const stop = root.querySelector("[data-testid=stop]") as HTMLButtonElement;
+    // Nothing runs yet: no banner, no Stop.
+    expect(banner.hidden).toBe(true);
+    expect(stop.hidden).toBe(true);
+    expect(api.attachSession).toHaveBeenCalledTimes(1);
+
+    let live: ((e: SessionEvent) => void) | null = null;
+    api.attachSession.mockImplementation(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      live = onEvent;
+      return true;
+    });
+    // Another session's resume is not this page's business.
+    announce!("s2");
+    await flush();
+    expect(api.attachSession).toHaveBeenCalledTimes(1);
+    announce!("s1");
+    await flush();
+    expect(api.attachSession).toHaveBeenCalledTimes(2);
+    expect(banner.hidden).toBe(false);
+    expect(banner.textContent).toContain("resumed after a crash");
+    expect(stop.hidden).toBe(false);
+    live!({ type: "tokenDelta", sessionId: "s1", text: "Picking up where I was" });
+    await new Promise((r) => requestAnimationFrame(() => r(undefined)));
+    expect(root.textContent).toContain("Picking up where I was");
+    stop.click();
+    expect(api.stopTurn).toHaveBeenCalledWith("s1");
+    live!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "cancelled" } });
+    await flush();
+    expect(stop.hidden).toBe(true);
+    // A second announcement while following would attach twice: it did not.
+    expect(api.attachSession).toHaveBeenCalledTimes(2);
+    root.remove();
+  });
+
+  it("shows the banner for a resumed turn already running when the page opens", async () => {
+    const api = fakeApi();
+    api.resumedTurns.mockResolvedValue(["s1"]);
+    api.attachSession.mockImplementation(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      return true;
+    });
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: api as any, navigate: vi.fn() });
+    await flush();
+    expect((root.querySelector("[data-testid=resumed-banner]") as HTMLElement).hidden).toBe(false);
+    expect((root.querySelector("[data-testid=stop]") as HTMLElement).hidden).toBe(false);
+    root.remove();
   });
 });
 

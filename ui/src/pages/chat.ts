@@ -44,7 +44,13 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const send = el("button", { type: "button", class: "send", "data-testid": "send" }, "Send");
   const stop = el("button", { type: "button", class: "stop", "data-testid": "stop", hidden: "" }, "Stop");
   const composer = el("div", { class: "composer" }, input, send, stop);
-  const main = el("section", { class: "chat-main" }, conversation, composer);
+  // A turn a crash cut short, answered again on start, is said to be one.
+  const resumedBanner = el(
+    "p",
+    { class: "resumed-banner", role: "status", "data-testid": "resumed-banner", hidden: "" },
+    "This session was resumed after a crash or restart: Skald is finishing the interrupted turn.",
+  );
+  const main = el("section", { class: "chat-main" }, resumedBanner, conversation, composer);
   if (current) main.prepend(sessionSettingsPanel(current, deps));
   const companion = current ? companionPanel(current, deps.api) : null;
   const refreshCompanion = () => void companion?.refresh().catch(() => undefined);
@@ -139,6 +145,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   // page or window, or by crash resume): events that arrive while history
   // loads are kept and folded in after it (they are idempotent over it).
   let loaded = false;
+  let following = false;
   const early: SessionEvent[] = [];
   const follow = (event: SessionEvent) => {
     if (!loaded) {
@@ -146,15 +153,41 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       return;
     }
     onEvent(event);
-    if (event.type === "turnEnded") void reload().catch(() => undefined);
+    if (event.type === "turnEnded") {
+      following = false;
+      void reload().catch(() => undefined);
+    }
   };
+  // Crash resume runs in the background on start, so it may begin after
+  // this page loaded: the app says so, and the page follows it then.
+  let attaching = true;
+  let resumedMeanwhile = false;
+  const showResumed = () => (resumedBanner.hidden = false);
+  const followResumed = () => {
+    showResumed();
+    if (attaching) resumedMeanwhile = true;
+    else if (!following && !view.running) {
+      following = true;
+      void deps.api.attachSession(current, follow).then((running) => (following = running), () => (following = false));
+    }
+  };
+  const unlisten = deps.api
+    .onTurnResumed((sessionId) => {
+      if (!root.isConnected) return void unlisten.then((off) => off?.());
+      if (sessionId === current) followResumed();
+    })
+    .catch(() => undefined);
   const attached = deps.api.attachSession(current, follow).catch(() => false);
+  const resumed = deps.api.resumedTurns().catch(() => [] as string[]);
   view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());
-  await attached;
+  following = await attached;
+  if ((await resumed).includes(current)) showResumed();
   loaded = true;
   for (const event of early) view = applyEvent(view, event);
   paint();
   refreshCompanion();
+  attaching = false;
+  if (resumedMeanwhile) followResumed();
 
   const submit = async () => {
     const text = input.value.trim();

@@ -70,7 +70,7 @@ const fn seed(
 const HARMLESS: &str = "Seeded: harmless bookkeeping tool, runs without asking.";
 
 /// The seeds, in insertion order.
-pub const SEED_RULES: [SeedRule; 12] = [
+pub const SEED_RULES: [SeedRule; 14] = [
     SeedRule {
         key: "fs-secrets-deny",
         tool_pattern: ToolClass::FsAny.as_pattern(),
@@ -145,6 +145,15 @@ pub const SEED_RULES: [SeedRule; 12] = [
         Action::Allow,
         HARMLESS,
     ),
+    // Delegating is not an action on the machine: the sub-agent's own calls
+    // pass the gate one by one, so asking before the hand-off asks twice.
+    seed(
+        "execute-task-allow",
+        tn::EXECUTE_TASK,
+        Action::Allow,
+        "Seeded: handing a task to a sub-agent runs without asking; the sub-agent's own calls are gated.",
+    ),
+    seed("list-items-allow", tn::LIST_ITEMS, Action::Allow, HARMLESS),
 ];
 
 impl SeedRule {

@@ -296,7 +296,10 @@ pub async fn inbox(data_dir: &Path, json: bool) -> ExitCode {
         Err(e) => return fail(1, &e.to_string()),
     };
     if json {
-        return match serde_json::to_string_pretty(&list) {
+        // One object, so a script finds both kinds of waiting without
+        // guessing which an entry is.
+        let both = serde_json::json!({ "approvals": list, "questions": questions });
+        return match serde_json::to_string_pretty(&both) {
             Ok(s) => {
                 print_out(&s);
                 ExitCode::SUCCESS

@@ -88,9 +88,10 @@ enum Command {
         approve: approve::ApproveMode,
     },
     /// List what waits for the person across sessions: tool calls to
-    /// approve, then questions to answer (`--json`: the approvals only).
+    /// approve, then questions to answer (`--json`: `{"approvals": […], "questions": […]}`).
     Inbox {
-        /// Machine-readable (the `PendingApprovalView` IPC type).
+        /// Machine-readable: the `PendingApprovalView` and
+        /// `PendingQuestionView` IPC types under `approvals` and `questions`.
         #[arg(long)]
         json: bool,
     },

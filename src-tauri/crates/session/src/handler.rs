@@ -19,8 +19,10 @@ use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
 use crate::agent::DEFAULT_AGENT;
 use crate::agents::{AgentCatalog, AgentDirs};
+use crate::attention::AttentionHub;
 use crate::bus::{Attached, SessionBus};
 use crate::companion::{CompanionTools, NotificationQueue, QuestionBoard};
+use crate::environment::with_environment;
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::gate::{AllowAll, ApprovalGate};
@@ -104,6 +106,8 @@ pub(crate) struct Inner {
     pub questions: QuestionBoard,
     /// What `notify` queued, for delivery into Home.
     pub notifications: NotificationQueue,
+    /// Moments the person should see (turn finished, notification).
+    pub attention: AttentionHub,
     active: Mutex<HashMap<String, CancellationToken>>,
 }
 
@@ -340,6 +344,7 @@ impl ChatSessionHandler {
         Self {
             inner: Arc::new(Inner {
                 bus: SessionBus::default(),
+                attention: AttentionHub::default(),
                 questions,
                 notifications,
                 interface,
@@ -479,9 +484,24 @@ impl ChatSessionHandler {
         run_rounds(turn, cancel).await
     }
 
-    /// Ends a turn: the frame goes back to waiting, the session is touched and
-    /// `TurnEnded` is emitted. A failure inside the turn becomes its outcome.
+    /// Ends a turn: the frame goes back to waiting, the session is touched,
+    /// `TurnEnded` is emitted and the person's attention requested (see
+    /// [`turn_finished`](Self::turn_finished)). A failure inside the turn
+    /// becomes its outcome.
     pub(crate) async fn end_turn(
+        &self,
+        turn: &Turn<'_>,
+        result: Result<TurnOutcome, SessionError>,
+    ) -> TurnOutcome {
+        let outcome = self.end_turn_quietly(turn, result).await;
+        self.turn_finished(turn.session_id(), turn.frame_id, &outcome)
+            .await;
+        outcome
+    }
+
+    /// [`end_turn`](Self::end_turn) without asking for attention (a turn
+    /// whose start already did: notifications delivered into Home).
+    pub(crate) async fn end_turn_quietly(
         &self,
         turn: &Turn<'_>,
         result: Result<TurnOutcome, SessionError>,
@@ -740,10 +760,13 @@ impl ChatSessionHandler {
         let session = self.session_row(session_id).await?;
         let workdir = session_workdir(&session)?;
         let system = with_extra_prompt(
-            self.inner
-                .agents
-                .catalog()
-                .system_prompt(&session.agent_id, &workdir)?,
+            with_environment(
+                self.inner
+                    .agents
+                    .catalog()
+                    .system_prompt(&session.agent_id, &workdir)?,
+                &workdir,
+            ),
             &session,
         );
         let model = self.inner.providers.resolve(model).await?;

@@ -13,10 +13,12 @@ mod agent;
 mod agents;
 mod approval;
 mod assemble;
+mod attention;
 mod bus;
 mod calls;
 pub mod companion;
 mod env_models;
+mod environment;
 mod error;
 mod events;
 mod gate;
@@ -41,12 +43,14 @@ pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
 };
 pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
+pub use attention::{Attention, AttentionKind};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
 pub use env_models::{
     ENV_MODEL_SETTING, EnvEndpoint, EnvKind, EnvModelChoice, env_endpoints, env_model_choice,
     set_env_model,
 };
+pub use environment::environment_block;
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};

@@ -293,7 +293,10 @@ async fn continue_frame(
     let prepared = async {
         let agent = catalog.require(&frame.agent_id)?;
         let system = with_extra_prompt(
-            catalog.system_prompt(&frame.agent_id, t.workdir)?,
+            crate::environment::with_environment(
+                catalog.system_prompt(&frame.agent_id, t.workdir)?,
+                t.workdir,
+            ),
             t.session,
         );
         let pinned = match agent.meta.model.as_deref() {

@@ -446,7 +446,13 @@ mod tests {
         let sink = NullSink;
         let t = h.turn(&p, &sink);
         let req = assemble(&t, &p.model).await.unwrap();
-        assert_eq!(req.system.as_deref(), Some("Static prompt."));
+        // The agent's prompt, then where it runs; the scratchpad stays apart.
+        let system = req.system.as_deref().unwrap();
+        assert!(
+            system.starts_with("Static prompt.\n\n<environment>\n"),
+            "{system}"
+        );
+        assert!(!system.contains("root wrote this"), "{system}");
         assert!(block(&req).contains("## plan\nroot wrote this"));
         // The sub-agent is offered the companion tools, not the root-only one.
         let names: Vec<String> = req

@@ -101,7 +101,7 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         ),
         (
             tn::SHOW_FILE_TO_USER,
-            Some(ToolCategory::Introspection),
+            Some(ToolCategory::Filesystem),
             "Opens a file in the person's file viewer (Markdown, code, images, SVG, PDF, LaTeX source, HTML); files under secrets/ are refused.",
         ),
         (

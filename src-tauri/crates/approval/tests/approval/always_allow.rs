@@ -122,7 +122,7 @@ fn rows() -> Vec<Row> {
             .saves(None, p)
             .probe(tn::EXECUTE_CMD, None, Allow, N)
             .probe(tn::RESTART, None, Require, Some(RESTART_REQUIRE))
-            .probe(tn::LIST_ITEMS, None, Require, C),
+            .probe(tn::IMAGE_GENERATE_PROVIDERS_LIST, None, Require, C),
         row("restart in default now allowed", tn::RESTART, None)
             .saves(None, p)
             .probe(tn::RESTART, None, Allow, N)

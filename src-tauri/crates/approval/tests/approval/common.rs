@@ -20,8 +20,10 @@ pub const SCRATCHPAD_ALLOW: i64 = 9;
 pub const ASK_ALLOW: i64 = 10;
 pub const CATCH_ALL: i64 = 11;
 pub const READ_NOTIFICATION_ALLOW: i64 = 12;
+pub const EXECUTE_TASK_ALLOW: i64 = 13;
+pub const LIST_ITEMS_ALLOW: i64 = 14;
 
-/// The seeded rules with ids 1..=12 in seed order.
+/// The seeded rules with ids 1..=14 in seed order.
 pub fn seeded_rules() -> Vec<Rule> {
     SEED_RULES
         .iter()

@@ -24,7 +24,7 @@ async fn an_edit_keeps_the_agent_and_source_filters() {
             group_name: DEFAULT_GROUP.to_string(),
             agent_id: Some("intern".to_string()),
             source: Some("builtin".to_string()),
-            tool_pattern: tn::LIST_ITEMS.to_string(),
+            tool_pattern: tn::IMAGE_GENERATE_PROVIDERS_LIST.to_string(),
             path_pattern: None,
             action: RuleAction::Deny,
             note: None,
@@ -38,7 +38,7 @@ async fn an_edit_keeps_the_agent_and_source_filters() {
         group_name: DEFAULT_GROUP.to_string(),
         agent_id: None,
         source: None,
-        tool_pattern: tn::LIST_ITEMS.to_string(),
+        tool_pattern: tn::IMAGE_GENERATE_PROVIDERS_LIST.to_string(),
         path_pattern: None,
         action: RuleAction::Deny,
         note: Some("interns never list items".to_string()),
@@ -57,7 +57,7 @@ async fn an_edit_keeps_the_agent_and_source_filters() {
     let ctx = RunContext::in_dir(&ws.root);
     let rules = load_snapshot(&store).await.unwrap();
     let call = |agent: &str| {
-        CallContext::for_run(tn::LIST_ITEMS, &json!({}), &ctx)
+        CallContext::for_run(tn::IMAGE_GENERATE_PROVIDERS_LIST, &json!({}), &ctx)
             .with_agent(agent)
             .with_source("builtin")
     };

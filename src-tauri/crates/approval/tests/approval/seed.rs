@@ -29,8 +29,50 @@ async fn fresh_ids_match_the_table() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.unwrap();
     let report = seed_default_rules(&store).await.unwrap();
-    assert_eq!(report.inserted, (1..=12).collect::<Vec<i64>>());
+    assert_eq!(report.inserted, (1..=14).collect::<Vec<i64>>());
     assert_eq!(load_snapshot(&store).await.unwrap(), seeded_snapshot());
+}
+
+/// The session's own tools (companion tools, delegation, listing) run
+/// without asking on a fresh install: each has its seeded `allow`, not the
+/// catch-all's `require`.
+#[tokio::test]
+async fn session_tools_run_without_asking_on_a_fresh_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    seed_default_rules(&store).await.unwrap();
+    let snapshot = load_snapshot(&store).await.unwrap();
+    let ws = Workspace::new();
+    let ctx = RunContext::in_dir(&ws.root);
+    for tool in [
+        tn::UPDATE_SCRATCHPAD,
+        tn::WRITE_TODOS,
+        tn::ASK_USER_CLARIFICATION,
+        tn::NOTIFY,
+        tn::READ_NOTIFICATION,
+        tn::SHOW_FILE_TO_USER,
+        tn::ACTIVATE_TOOLS,
+        tn::EXECUTE_TASK,
+        tn::LIST_ITEMS,
+    ] {
+        let call = CallContext::for_run(tool, &json!({}), &ctx);
+        let d = evaluate(&snapshot, &call, &ctx);
+        let rule = d.rule.expect("a rule decides");
+        assert_eq!(
+            d.action,
+            Action::Allow,
+            "{tool}: decided by {}",
+            rule.tool_pattern
+        );
+        assert_eq!(
+            rule.tool_pattern.to_string(),
+            tool,
+            "{tool}: an exact seed, not a wider rule"
+        );
+    }
+    // Whatever else is unknown still asks.
+    let call = CallContext::for_run("some_new_tool", &json!({}), &ctx);
+    assert_eq!(evaluate(&snapshot, &call, &ctx).action, Action::Require);
 }
 
 #[tokio::test]

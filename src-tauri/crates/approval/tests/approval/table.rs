@@ -194,22 +194,28 @@ const X: Option<i64> = Some(101);
 fn patterns() -> Vec<Case> {
     vec![
         // exact names
-        case("exact name matches", tn::LIST_ITEMS)
+        case("exact name matches", tn::IMAGE_GENERATE_PROVIDERS_LIST)
             .group("dev")
-            .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
+            .rules([r(101, "dev", tn::IMAGE_GENERATE_PROVIDERS_LIST, Deny)])
             .is(Deny, X),
         case("exact name matches only that tool", tn::LIST_SECRETS)
             .group("dev")
-            .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
+            .rules([r(101, "dev", tn::IMAGE_GENERATE_PROVIDERS_LIST, Deny)])
             .is(Require, C),
-        case("exact name is case-sensitive", tn::LIST_ITEMS)
-            .group("dev")
-            .rules([r(101, "dev", "LIST_ITEMS", Deny)])
-            .is(Require, C),
-        case("exact name is not a prefix", tn::LIST_ITEMS)
-            .group("dev")
-            .rules([r(101, "dev", "list", Deny)])
-            .is(Require, C),
+        case(
+            "exact name is case-sensitive",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .group("dev")
+        .rules([r(101, "dev", "IMAGE_GENERATE_PROVIDERS_LIST", Deny)])
+        .is(Require, C),
+        case(
+            "exact name is not a prefix",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .group("dev")
+        .rules([r(101, "dev", "list", Deny)])
+        .is(Require, C),
         // trailing-* prefixes
         case("prefix matches a server's tool", "mcp__gmail__send")
             .group("dev")
@@ -368,10 +374,13 @@ fn patterns() -> Vec<Case> {
             .group("dev")
             .rules([r(101, "dev", "@fs_any", Deny)])
             .is(Require, Some(EXEC_REQUIRE)),
-        case("@fs_any lacks list_items", tn::LIST_ITEMS)
-            .group("dev")
-            .rules([r(101, "dev", "@fs_any", Deny)])
-            .is(Require, C),
+        case(
+            "@fs_any lacks image_generate_providers_list",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .group("dev")
+        .rules([r(101, "dev", "@fs_any", Deny)])
+        .is(Require, C),
         case("@fs_any lacks an MCP read_file", "mcp__fs__read_file")
             .path("src/main.rs")
             .group("dev")
@@ -525,10 +534,13 @@ fn path_patterns() -> Vec<Case> {
             .group("dev")
             .rules([r(101, "dev", "*", Deny).path("*")])
             .is(Require, Some(EXEC_REQUIRE)),
-        case("a path rule never matches a pathless tool", tn::LIST_ITEMS)
-            .group("dev")
-            .rules([r(101, "dev", "@fs_read", Deny).path("*")])
-            .is(Require, C),
+        case(
+            "a path rule never matches a pathless tool",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .group("dev")
+        .rules([r(101, "dev", "@fs_read", Deny).path("*")])
+        .is(Require, C),
         case("pattern .. is folded", tn::WRITE_FILE)
             .path("src/main.rs")
             .group("dev")
@@ -606,11 +618,14 @@ fn filters_priorities_groups() -> Vec<Case> {
             .group("dev")
             .rules([r(101, "dev", "*", Deny).source("mcp")])
             .is(Deny, X),
-        case("source rule skips another source", tn::LIST_ITEMS)
-            .source("builtin")
-            .group("dev")
-            .rules([r(101, "dev", "*", Deny).source("mcp")])
-            .is(Require, C),
+        case(
+            "source rule skips another source",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .source("builtin")
+        .group("dev")
+        .rules([r(101, "dev", "*", Deny).source("mcp")])
+        .is(Require, C),
         case("source rule skips an unknown source", "mcp__x__y")
             .group("dev")
             .rules([r(101, "dev", "*", Deny).source("mcp")])
@@ -668,9 +683,9 @@ fn filters_priorities_groups() -> Vec<Case> {
             .is(Allow, Some(102)),
         case(
             "a default rule below the catch-all is unreachable",
-            tn::LIST_ITEMS,
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
         )
-        .rules([r(101, "default", tn::LIST_ITEMS, Allow).prio(-2000)])
+        .rules([r(101, "default", tn::IMAGE_GENERATE_PROVIDERS_LIST, Allow).prio(-2000)])
         .is(Require, C),
         case("a default rule above the seeds wins", tn::EXECUTE_CMD)
             .rules([r(101, "default", tn::EXECUTE_CMD, Allow).prio(200)])
@@ -709,9 +724,12 @@ fn filters_priorities_groups() -> Vec<Case> {
             .prio(2000)])
         .is(Allow, X),
         // groups
-        case("dev rules do not apply to default sessions", tn::LIST_ITEMS)
-            .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
-            .is(Require, C),
+        case(
+            "dev rules do not apply to default sessions",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .rules([r(101, "dev", tn::IMAGE_GENERATE_PROVIDERS_LIST, Deny)])
+        .is(Require, C),
         case("a group without rules falls to default", tn::EXECUTE_CMD)
             .group("ops")
             .is(Require, Some(EXEC_REQUIRE)),
@@ -724,10 +742,13 @@ fn filters_priorities_groups() -> Vec<Case> {
         case("an unknown group falls to default (allow)", tn::WRITE_TODOS)
             .group("nope")
             .is(Allow, Some(TODOS_ALLOW)),
-        case("another group's rules are ignored", tn::LIST_ITEMS)
-            .group("ops")
-            .rules([r(101, "dev", tn::LIST_ITEMS, Deny)])
-            .is(Require, C),
+        case(
+            "another group's rules are ignored",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .group("ops")
+        .rules([r(101, "dev", tn::IMAGE_GENERATE_PROVIDERS_LIST, Deny)])
+        .is(Require, C),
         case("group allow shadows default require", tn::EXECUTE_CMD)
             .group("dev")
             .rules([r(101, "dev", tn::EXECUTE_CMD, Allow)])
@@ -755,7 +776,7 @@ fn filters_priorities_groups() -> Vec<Case> {
         case("no matching rule: ask", tn::EXECUTE_CMD)
             .no_seeds()
             .group("dev")
-            .rules([r(101, "dev", tn::LIST_ITEMS, Allow)])
+            .rules([r(101, "dev", tn::IMAGE_GENERATE_PROVIDERS_LIST, Allow)])
             .is(Require, None)
             .via(Basis::NoRuleMatched),
         case("no rule, read in docs: fast path", tn::READ_FILE)
@@ -803,10 +824,15 @@ fn seeded() -> Vec<Case> {
             tn::ASK_USER_CLARIFICATION,
         )
         .is(Allow, Some(ASK_ALLOW)),
-        case("seed: list_items hits the catch-all", tn::LIST_ITEMS).is(Require, C),
+        case("seed: list_items runs", tn::LIST_ITEMS).is(Allow, Some(LIST_ITEMS_ALLOW)),
+        case(
+            "seed: image_generate_providers_list hits the catch-all",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .is(Require, C),
         case("seed: register_mcp hits the catch-all", tn::REGISTER_MCP).is(Require, C),
         case("seed: set_secret hits the catch-all", tn::SET_SECRET).is(Require, C),
-        case("seed: execute_task hits the catch-all", tn::EXECUTE_TASK).is(Require, C),
+        case("seed: execute_task runs", tn::EXECUTE_TASK).is(Allow, Some(EXECUTE_TASK_ALLOW)),
         case("seed: an MCP tool hits the catch-all", "mcp__gmail__send").is(Require, C),
         case("seed: an unknown tool hits the catch-all", "frobnicate").is(Require, C),
         case("seed: write into memory/", tn::WRITE_FILE)
@@ -900,10 +926,13 @@ fn bypasses() -> Vec<Case> {
             .cat(Shell)
             .bypass(category(Shell))
             .is(Allow, Some(RESTART_REQUIRE)),
-        case("bypass category: other categories ask", tn::LIST_ITEMS)
-            .cat(Introspection)
-            .bypass(category(Shell))
-            .is(Require, C),
+        case(
+            "bypass category: other categories ask",
+            tn::IMAGE_GENERATE_PROVIDERS_LIST,
+        )
+        .cat(Introspection)
+        .bypass(category(Shell))
+        .is(Require, C),
         case("bypass category needs the call's category", tn::EXECUTE_CMD)
             .bypass(category(Shell))
             .is(Require, e),

@@ -211,7 +211,9 @@ async fn inbox_lists_and_approve_reject_settle() {
     assert!(text.contains("call_a") && text.contains("call_b"), "{text}");
     assert!(text.contains(&sid), "{text}");
     let out = skald(&["inbox", "--json"], &data);
-    let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let inbox: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(inbox["questions"], serde_json::json!([]));
+    let list = &inbox["approvals"];
     assert_eq!(list.as_array().unwrap().len(), 2);
     assert_eq!(list[0]["request"]["kind"]["type"], "write");
     assert_eq!(list[0]["request"]["kind"]["newContent"], "content\n");

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
 
-use crate::{command, skald, stderr, stdout};
+use crate::{command, program_command, skald, stderr, stdout};
 
 #[test]
 fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
@@ -67,6 +67,18 @@ fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
             && listed.contains("question: Colour — Which colour?  [red | blue]"),
         "{listed}"
     );
+
+    // Scripts see it too, beside the approvals (none here).
+    let json = skald(&["inbox", "--json"], &data);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(json["approvals"], json!([]));
+    let questions = json["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 1, "{json}");
+    assert_eq!(questions[0]["toolCallId"], "call_q");
+    assert_eq!(questions[0]["title"], "Colour");
+    assert_eq!(questions[0]["question"], "Which colour?");
+    assert_eq!(questions[0]["suggestedAnswers"], json!(["red", "blue"]));
 
     let answered = skald(&["answer", "call_q", "blue"], &data);
     assert_eq!(answered.status.code(), Some(0), "{}", stderr(&answered));
@@ -158,4 +170,146 @@ fn skald_scratchpad_shows_sets_and_removes_entries() {
     );
     let unknown = skald(&["scratchpad", "nope", "set", "a", "b"], &data);
     assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+}
+
+/// Output of a process read on a thread, for waiting on what it printed.
+struct Transcript {
+    text: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Transcript {
+    fn follow(out: impl std::io::Read + Send + 'static) -> Self {
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let t = text.clone();
+        std::thread::spawn(move || {
+            let mut out = out;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = std::io::Read::read(&mut out, &mut buf) {
+                if n == 0 {
+                    break;
+                }
+                t.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Self { text }
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = self.text.lock().unwrap().clone();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no {needle:?} on the terminal; it shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Single-quoted for `sh -c`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// On a real terminal (a pseudo-terminal from util-linux `script`, as a
+/// person's shell would give): the question is printed with its numbered
+/// suggestions, the typed answer ("2") picks the second, and the turn goes
+/// on with it as the tool's result.
+#[test]
+fn on_a_terminal_the_question_is_asked_and_the_typed_answer_continues_the_turn() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        // `script` (bsdutils, essential on Debian) is on every CI image; say so plainly if not.
+        panic!("this test needs `script` from util-linux for a pseudo-terminal");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let mock = MockOpenAi::start([
+        sse_tool_call(
+            "call_t",
+            "ask_user_clarification",
+            &json!({"title": "Colour", "question": "Which **colour**?",
+                    "suggested_answers": ["red", "blue"]})
+            .to_string(),
+        ),
+        sse_text("Blue it is."),
+    ])
+    .unwrap();
+    let chat = [
+        env!("CARGO_BIN_EXE_skald").to_string(),
+        "chat".into(),
+        "--model".into(),
+        "test-model".into(),
+        "--workdir".into(),
+        work.display().to_string(),
+        "Paint it".into(),
+    ]
+    .iter()
+    .map(|a| sh_quote(a))
+    .collect::<Vec<_>>()
+    .join(" ");
+    // `script` runs the command on a new pseudo-terminal (stdin, stdout and
+    // stderr all a tty) and relays what we write to it as typing.
+    let mut terminal = program_command("script", &data)
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .env("SHELL", "/bin/sh")
+        .args([
+            "--quiet",
+            "--return",
+            "--flush",
+            "--command",
+            &chat,
+            "/dev/null",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let screen = Transcript::follow(terminal.stdout.take().unwrap());
+    let shown = screen.wait_for("answer> ");
+    assert!(shown.contains("? Colour"), "{shown}");
+    assert!(shown.contains("Which **colour**?"), "{shown}");
+    assert!(
+        shown.contains("1) red") && shown.contains("2) blue"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("waits in the Inbox"),
+        "a terminal is asked, not sent to the Inbox: {shown}"
+    );
+
+    let mut keys = terminal.stdin.take().unwrap();
+    std::io::Write::write_all(&mut keys, b"2\n").unwrap();
+    std::io::Write::flush(&mut keys).unwrap();
+    screen.wait_for("Blue it is.");
+    let status = terminal.wait().unwrap();
+    drop(keys);
+    assert!(status.success(), "{status:?}");
+
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 2);
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["tool_call_id"], "call_t");
+    assert_eq!(last["content"], "blue", "suggestion 2, as the tool result");
+    // Answered: nothing waits in the Inbox.
+    assert!(stderr(&skald(&["inbox"], &data)).contains("nothing waits"));
 }

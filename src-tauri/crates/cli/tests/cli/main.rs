@@ -28,7 +28,13 @@ const PROVIDER_VARS: [&str; 6] = [
 
 /// `skald` with `SKALD_DATA_DIR` set and no provider configured.
 pub fn command(data_dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_skald"));
+    program_command(env!("CARGO_BIN_EXE_skald"), data_dir)
+}
+
+/// `program` (a wrapper that runs `skald`, such as `script`) with the
+/// environment [`command`] gives.
+pub fn program_command(program: &str, data_dir: &Path) -> Command {
+    let mut c = Command::new(program);
     c.env("SKALD_DATA_DIR", data_dir);
     for v in PROVIDER_VARS {
         c.env_remove(v);

@@ -20,6 +20,7 @@ use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
 use skald_tools::tool_names as tn;
 use tokio::sync::Notify;
 
+use crate::attention::{Attention, AttentionKind};
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::ids::new_tool_call_id;
@@ -91,6 +92,27 @@ impl NotificationQueue {
                 return batch;
             }
         }
+    }
+}
+
+/// What the person is shown of a delivered batch: its source and summary,
+/// or how many arrived.
+fn notification_attention(home: &str, batch: &[Notification]) -> Attention {
+    let (title, body) = match batch {
+        [one] => (one.source.clone(), one.summary.clone()),
+        many => (
+            format!("{} notifications", many.len()),
+            many.iter()
+                .map(|n| format!("{}: {}", n.source, n.summary))
+                .collect::<Vec<_>>()
+                .join(" · "),
+        ),
+    };
+    Attention {
+        kind: AttentionKind::Notification,
+        session_id: home.to_string(),
+        title: truncate_label(&title, 80),
+        body: crate::attention::one_paragraph(&body),
     }
 }
 
@@ -239,6 +261,9 @@ impl ChatSessionHandler {
             match self.claim(&home) {
                 Ok(slot) => {
                     self.write_batch(&home, batch).await?;
+                    // The person hears of it now, not once the model has
+                    // put it into words.
+                    self.request_attention(notification_attention(&home, batch));
                     let prepared = self.prepare(&home, None).await?;
                     let turn = self.turn(&prepared, sink);
                     turn.emit(skald_protocol::SessionEvent::TurnStarted {
@@ -250,7 +275,7 @@ impl ChatSessionHandler {
                         .set_status(prepared.frame.id, skald_store::FrameStatus::Active)
                         .await?;
                     let result = crate::turn::run_rounds(&turn, slot.token.clone()).await;
-                    return Ok(self.end_turn(&turn, result).await);
+                    return Ok(self.end_turn_quietly(&turn, result).await);
                 }
                 Err(SessionError::Busy(_) | SessionError::BusyElsewhere(_)) => {
                     tokio::time::sleep(BUSY_RETRY).await;

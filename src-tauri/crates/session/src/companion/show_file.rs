@@ -75,7 +75,7 @@ impl TypedTool for ShowFileToUser {
     }
 
     fn category(&self) -> ToolCategory {
-        ToolCategory::Introspection
+        ToolCategory::Filesystem
     }
 
     fn validate(&self, input: &ShowFileInput) -> Result<(), ToolError> {

@@ -497,6 +497,7 @@ async fn notifies_within_200ms_are_one_read_notification_and_the_root_turn_resum
     ])
     .await;
     let sink = std::sync::Arc::new(RecordingSink::new());
+    let mut attention = e.handler.subscribe_attention();
     let (h, s) = (e.handler.clone(), sink.clone());
     let runner = tokio::spawn(async move { h.run_notifications(s).await });
     let note = |source: &str, summary: &str| Notification {
@@ -561,6 +562,18 @@ async fn notifies_within_200ms_are_one_read_notification_and_the_root_turn_resum
         |ev| matches!(ev, SessionEvent::TurnEnded { session_id, .. } if *session_id == home)
     ));
 
+    // The person is told once per batch (the app shows it while hidden),
+    // not again when the Home turn that retells it ends.
+    let raised: Vec<_> = std::iter::from_fn(|| attention.try_recv().ok()).collect();
+    assert_eq!(raised.len(), 1, "{raised:?}");
+    assert_eq!(raised[0].kind, skald_session::AttentionKind::Notification);
+    assert_eq!(raised[0].session_id, home);
+    assert_eq!(raised[0].title, "3 notifications");
+    assert_eq!(
+        raised[0].body,
+        "backup: Backup done · mail: Mail 1 · mail: Mail 2"
+    );
+
     // One arriving later is a batch of its own.
     tokio::time::sleep(Duration::from_millis(250)).await;
     e.handler.notifications().push(note("job", "Job finished"));
@@ -571,4 +584,91 @@ async fn notifies_within_200ms_are_one_read_notification_and_the_root_turn_resum
         serde_json::from_str(calls[1].result.as_deref().unwrap()).unwrap();
     assert_eq!(second.as_array().unwrap().len(), 1);
     runner.abort();
+}
+
+/// Allows everything and remembers each call's name and category.
+#[derive(Default)]
+struct CategoryGate(std::sync::Mutex<Vec<(String, Option<skald_core_api::ToolCategory>)>>);
+
+impl skald_session::ApprovalGate for CategoryGate {
+    fn check<'a>(
+        &'a self,
+        call: &'a skald_session::GateCall,
+    ) -> skald_core_api::BoxFuture<'a, skald_session::GateDecision> {
+        self.0
+            .lock()
+            .unwrap()
+            .push((call.name.clone(), call.category));
+        Box::pin(std::future::ready(skald_session::GateDecision::Allow {
+            reason: None,
+        }))
+    }
+}
+
+/// Each companion tool's category is the one the catalogue lists (and the
+/// permission matrix shows), and it reaches the gate with every call, so a
+/// "Don't ask" bypass by category covers it.
+#[tokio::test]
+async fn companion_tools_reach_the_gate_with_the_catalogues_category() {
+    use skald_core_api::ToolCategory::{Filesystem, Introspection};
+    use skald_session::{CompanionTools, FrameContext, FrameEvents, InterfaceTools};
+    let e = env([
+        ScriptedTurn::new()
+            .tool_call(
+                0,
+                "c1",
+                "update_scratchpad",
+                r#"{"key": "k", "value": "v"}"#,
+            )
+            .tool_call(
+                1,
+                "c2",
+                "write_todos",
+                r#"{"todos": [{"content": "a", "status": "pending"}]}"#,
+            )
+            .tool_call(2, "c3", "show_file_to_user", r#"{"path": "notes.md"}"#)
+            .done(StopReason::ToolUse),
+        answer("done"),
+    ])
+    .await;
+    std::fs::write(e.path("notes.md"), "hi\n").unwrap();
+    let gate = std::sync::Arc::new(CategoryGate::default());
+    let h = e.handler.clone().with_gate(gate.clone());
+    let sid = e.session().await;
+    h.send_message(&sid, "go", RecordingSink::new())
+        .await
+        .unwrap();
+    let mut seen = gate.0.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        vec![
+            ("show_file_to_user".to_string(), Some(Filesystem)),
+            ("update_scratchpad".to_string(), Some(Introspection)),
+            ("write_todos".to_string(), Some(Introspection)),
+        ]
+    );
+
+    // Every companion tool (a background root frame gets them all) has the
+    // category the catalogue lists for it.
+    let catalogue = skald_tools::synthetic_tools();
+    let frame = FrameContext {
+        session_id: sid.clone(),
+        frame_id: 1,
+        agent_id: "worker".into(),
+        depth: 0,
+        working_dir: e.workdir.clone(),
+        run_context: Some(json!({"background": true})),
+        store: e.store.clone(),
+        events: FrameEvents::default(),
+    };
+    let tools = CompanionTools::default().build(&frame);
+    assert_eq!(tools.len(), 6);
+    for tool in tools {
+        let listed = catalogue
+            .iter()
+            .find(|t| t.name == tool.name())
+            .unwrap_or_else(|| panic!("{} is not in the catalogue", tool.name()));
+        assert_eq!(listed.category, Some(tool.category()), "{}", tool.name());
+    }
 }

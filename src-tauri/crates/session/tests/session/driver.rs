@@ -61,13 +61,30 @@ async fn text_only_turn() {
         })
     ));
 
-    // The request: system prompt with its include expanded, tools, the message.
+    // The request: system prompt with its include expanded, then where the
+    // agent runs (directory, OS, today), tools, the message.
     let req = e.request(0);
     assert_eq!(req.model, "test-model");
-    assert_eq!(
-        req.system.as_deref(),
-        Some("You are a test agent.\nAnswer briefly.")
+    let system = req.system.as_deref().unwrap();
+    let (prompt, environment) = system.split_once("\n\n<environment>\n").unwrap();
+    assert_eq!(prompt, "You are a test agent.\nAnswer briefly.");
+    assert!(
+        environment.contains(&format!("Working directory: {}\n", e.workdir.display())),
+        "{system}"
     );
+    assert!(
+        environment.contains(&format!("Operating system: {}", std::env::consts::OS)),
+        "{system}"
+    );
+    let today = chrono::Local::now()
+        .date_naive()
+        .format("%Y-%m-%d")
+        .to_string();
+    assert!(
+        environment.contains(&format!("Today's date: {today} (")),
+        "{system}"
+    );
+    assert!(environment.ends_with("</environment>"), "{system}");
     assert_eq!(req.messages, vec![Message::user("Hi there")]);
     assert!(
         req.tools

@@ -6,6 +6,7 @@
 
 mod approval;
 mod attach;
+mod attention;
 mod common;
 mod companion;
 mod crash;
