@@ -112,15 +112,19 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   assert.match(viewed, /hello-skald/);
   assert.equal(await session.execute("return location.hash"), hash);
   assert.ok(await session.execute("return !!document.querySelector('[data-testid=composer]')"), "the chat is still there");
-  // Resize it by its edge.
+  // The chat keeps its room beside the panel.
+  const chatWidth = () => session.execute("return document.getElementById('page').getBoundingClientRect().width");
+  assert.ok((await chatWidth()) >= 420, `the chat column: ${await chatWidth()} px`);
+  // Resize it by its edge: dragged right, it narrows and the chat widens.
   const before = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
   await session.execute(`
     const r = document.querySelector('[data-testid=side-resizer]'); const b = r.getBoundingClientRect();
     r.dispatchEvent(new PointerEvent('pointerdown', { clientX: b.left, clientY: 200, bubbles: true }));
-    window.dispatchEvent(new PointerEvent('pointermove', { clientX: b.left - 120, clientY: 200 }));
-    window.dispatchEvent(new PointerEvent('pointerup', { clientX: b.left - 120, clientY: 200 }));`);
-  const widened = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
-  assert.ok(widened > before + 100, `the panel widened: ${before} -> ${widened}`);
+    window.dispatchEvent(new PointerEvent('pointermove', { clientX: b.left + 100, clientY: 200 }));
+    window.dispatchEvent(new PointerEvent('pointerup', { clientX: b.left + 100, clientY: 200 }));`);
+  const narrowed = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
+  assert.ok(narrowed < before - 60, `the panel narrowed: ${before} -> ${narrowed}`);
+  assert.ok((await chatWidth()) >= 420, `the chat column after resizing: ${await chatWidth()} px`);
   await new Promise((r) => setTimeout(r, 500));
   writeFileSync(join(shots, "side-panel.png"), await session.screenshot());
 
@@ -139,7 +143,11 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   const inWindow = await session.waitFor("return document.querySelector('[data-testid=viewer-markdown]')?.textContent", { what: "the file in its own window" });
   assert.match(inWindow, /hello-skald/);
   assert.ok(await session.execute("return getComputedStyle(document.querySelector('.sidebar')).display === 'none'"), "a detached window shows only the viewer");
-  await session.cmd("DELETE", "/window");
+  // Ctrl+W in a detached viewer closes it (the main window only hides).
+  await session.execute("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true }))");
+  for (let i = 0; i < 100 && (await session.cmd("GET", "/window/handles").catch(() => [])).length > 1; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
   await session.cmd("POST", "/window", { handle: main });
   await session.waitFor("return document.querySelector('[data-testid=side-tab]')?.dataset.path.endsWith('notes.md')", { what: "the tab back in the panel" });
 });

@@ -22,7 +22,8 @@ use tauri::{AppHandle, Emitter, State, ipc::Response};
 const MAX_VIEW_BYTES: u64 = 32 * 1024 * 1024;
 /// Files outlined for the side list; larger ones get no outline.
 const MAX_OUTLINE_BYTES: u64 = 4 * 1024 * 1024;
-/// Images and SVGs travel as raw bytes; beyond this the viewer says so.
+/// Images, SVGs and the code view's text travel as raw bytes; beyond this
+/// the viewer says so.
 const MAX_IMAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Managed state: the LaTeX compiler (its cache is on disk) and the
@@ -154,14 +155,15 @@ pub async fn viewer_open(path: String) -> Result<ViewInfo, IpcError> {
     .await
 }
 
-/// An image's (or SVG's) bytes, raw over IPC.
+/// A file's bytes, raw over IPC: images, SVGs, and code and text (decoded
+/// by the page: no JSON string escaping for a multi-megabyte file).
 #[tauri::command]
 pub async fn viewer_bytes(path: String) -> Result<Response, IpcError> {
     blocking(move || {
         let (_, file, len) = open(&path)?;
         if len > MAX_IMAGE_BYTES {
             return Err(denied(format!(
-                "{path} is {len} bytes; the viewer shows images up to {MAX_IMAGE_BYTES} bytes"
+                "{path} is {len} bytes; the viewer shows files up to {MAX_IMAGE_BYTES} bytes"
             )));
         }
         let mut bytes = Vec::new();

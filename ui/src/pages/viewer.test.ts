@@ -18,7 +18,10 @@ function fakeApi(info: ViewInfo, over: Partial<ViewerApi> = {}) {
     viewFile: vi.fn(async () => "line one\nline two\nline three\n"),
     viewerOutline: vi.fn(async () => []),
     htmlServe: vi.fn(async () => "skald-html://localhost/t1/index.html"),
-    viewerBytes: vi.fn(async () => new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg'/>").buffer as ArrayBuffer),
+    // SVGs are bytes; code and text come as bytes of what viewFile says.
+    viewerBytes: vi.fn(async (p: string) =>
+      p.endsWith(".svg") ? (new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg'/>").buffer as ArrayBuffer) : (new TextEncoder().encode(await api.viewFile(p)).buffer as ArrayBuffer),
+    ),
     pdfInfo: vi.fn(async () => ({ pages: [1, 2, 3, 4].map(() => ({ width: 612, height: 792 })) })),
     pdfPage: vi.fn(async () => new Uint8Array([137, 80, 78, 71]).buffer as ArrayBuffer),
     pdfFind: vi.fn(async () => [{ page: 2, count: 1, snippet: "page 3 says gamma" }]),
@@ -33,7 +36,7 @@ function fakeApi(info: ViewInfo, over: Partial<ViewerApi> = {}) {
       return () => undefined;
     }),
     ...over,
-  } as unknown as ViewerApi;
+  } as unknown as ViewerApi & { viewFile: (p: string) => Promise<string> };
   return { api, emit: (c: ViewerChanged) => emit(c) };
 }
 

@@ -86,6 +86,8 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
   let info: ViewInfo;
   try {
     info = await a.viewerOpen(path);
+    // Marks for the first-paint figure (the viewer E2E reads them).
+    performance.mark("skald:viewer-opened");
     rememberFile(info.path);
   } catch (e) {
     status.textContent = "";
@@ -143,6 +145,14 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
   };
   let synced = false;
 
+  // Code and text come as raw bytes (no JSON string escaping over IPC:
+  // a 4 MB file arrives several times faster) and are decoded here.
+  const rawText = async (p: string) => {
+    const bytes = await a.viewerBytes(p);
+    performance.mark("skald:viewer-bytes");
+    return new TextDecoder().decode(bytes);
+  };
+
   /** Renders the file; returns the files to watch. */
   const render = async (): Promise<string[]> => {
     const kind = info.kind;
@@ -157,7 +167,8 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
       case "code": {
         // The lines first; the outline joins beside them when it arrives.
         const outline = a.viewerOutline(info.path).catch(() => []);
-        const h = codeViewHandle(await a.viewFile(info.path), kind.language, at);
+        const h = codeViewHandle(await rawText(info.path), kind.language, at);
+        performance.mark("skald:viewer-built");
         const wrap = el("div", { class: "viewer-with-outline" }, h.node);
         body.replaceChildren(wrap);
         void outline.then((entries) => {
@@ -166,7 +177,7 @@ export async function mountViewer(root: HTMLElement, path: string, deps: { api: 
         break;
       }
       case "text":
-        body.replaceChildren(codeView(await a.viewFile(info.path), undefined, at));
+        body.replaceChildren(codeView(await rawText(info.path), undefined, at));
         break;
       case "html": {
         const [url, text] = await Promise.all([a.htmlServe(info.path), a.viewFile(info.path)]);

@@ -76,9 +76,12 @@ describe("the side panel", () => {
     const { p, store } = panel();
     p.setWidth(100);
     expect(p.width()).toBe(280);
-    p.setWidth(600);
-    expect(p.width()).toBe(600);
-    expect(store.get("skald.sidePanelWidth")).toBe("600");
+    p.setWidth(400);
+    expect(p.width()).toBe(400);
+    expect(store.get("skald.sidePanelWidth")).toBe("400");
+    // Never so wide that the chat loses its 420 px (plus the navigation).
+    p.setWidth(5000);
+    expect(p.width()).toBe(window.innerWidth - 600);
     p.node.remove();
   });
 

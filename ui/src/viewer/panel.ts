@@ -38,7 +38,8 @@ export class ViewerPanel {
     this.body = el("div", { class: "side-body", "data-testid": "side-body" });
     const resizer = el("div", { class: "side-resizer", "data-testid": "side-resizer", role: "separator", "aria-orientation": "vertical", title: "Drag to resize" });
     this.node = el("aside", { class: "side-panel", "data-testid": "side-panel", hidden: "" }, resizer, el("div", { class: "side-main" }, this.tabBar, this.body));
-    this.setWidth(Number(this.store()?.getItem(WIDTH_KEY)) || DEFAULT_WIDTH, false);
+    const first = Math.min(DEFAULT_WIDTH, Math.round((typeof window === "undefined" ? 1600 : window.innerWidth) * 0.4));
+    this.setWidth(Number(this.store()?.getItem(WIDTH_KEY)) || first, false);
     resizer.addEventListener("pointerdown", (e) => this.drag(e));
   }
 
@@ -110,7 +111,7 @@ export class ViewerPanel {
           "div",
           { class: i === this.active ? "side-tab active" : "side-tab", role: "tab", "aria-selected": String(i === this.active), title: t.path, "data-path": t.path, "data-testid": "side-tab" },
           el("span", { class: "side-tab-name" }, baseName(t.path)),
-          button("⧉", "Open in a window of its own", "side-tab-detach", () => {
+          button("↗", "Open in a window of its own", "side-tab-detach", () => {
             const path = t.path;
             this.close(this.tabs.indexOf(t));
             void this.deps.detach(path).catch(() => this.open(path));
@@ -138,7 +139,8 @@ export class ViewerPanel {
   }
 
   setWidth(px: number, remember = true): void {
-    const max = Math.max(MIN_WIDTH, (typeof window === "undefined" ? 1600 : window.innerWidth) - 360);
+    // The chat keeps its room: the navigation (~180 px) and 420 px of chat.
+    const max = Math.max(MIN_WIDTH, (typeof window === "undefined" ? 1600 : window.innerWidth) - 600);
     const w = Math.round(Math.min(Math.max(px, MIN_WIDTH), max));
     this.node.style.width = `${w}px`;
     if (remember) {
