@@ -94,6 +94,7 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::AssistantMessage { session_id, .. }
         | SessionEvent::ToolStart { session_id, .. }
         | SessionEvent::ToolDone { session_id, .. }
+        | SessionEvent::ToolProgress { session_id, .. }
         | SessionEvent::ToolError { session_id, .. }
         | SessionEvent::ToolCancelled { session_id, .. }
         | SessionEvent::ToolRejected { session_id, .. }
