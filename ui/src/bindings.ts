@@ -36,6 +36,8 @@ snippet: string | null, };
 
 export type ChatRole = "user" | "assistant" | "tool" | "system";
 
+export type ContentBlock = { "type": "image", mime: string, dataBase64: string, } | { "type": "resource_link", uri: string, name?: string, mime?: string, } | { "type": "json", value: JsonValue, };
+
 export type ToolCallView = { 
 /**
  * The durable tool_call_id (`chat_llm_tools.id`).
@@ -49,6 +51,10 @@ path: string | null,
  * Effective arguments (working directory applied).
  */
 arguments: JsonValue, status: ToolCallStatus, result: string | null, 
+/**
+ * What the result holds besides its text (images, file links, JSON).
+ */
+blocks?: Array<ContentBlock>, 
 /**
  * Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
  * docs/*"), once decided and stored; `None` on a card still starting.
@@ -153,7 +159,21 @@ live: boolean, };
 
 export type ApprovalResolution = { "kind": "live" } | { "kind": "settled" };
 
-export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
+export type SessionEvent = { "type": "turnStarted", sessionId: string, } | { "type": "tokenDelta", sessionId: string, text: string, } | { "type": "reasoningDelta", sessionId: string, text: string, } | { "type": "assistantMessage", sessionId: string, messageId: number, text: string, } | { "type": "toolStart", sessionId: string, call: ToolCallView, } | { "type": "toolDone", sessionId: string, toolCallId: string, result: string, 
+/**
+ * The result's non-text parts (images, file links, JSON).
+ */
+blocks?: Array<ContentBlock>, } | { "type": "toolProgress", sessionId: string, toolCallId: string, 
+/**
+ * The last part of the output so far (bounded; empty when the tool
+ * reports no output).
+ */
+output: string, 
+/**
+ * How many bytes of output the call produced so far, so a printer
+ * can tell what is new in `output`.
+ */
+outputBytes: number, message?: string, progress?: number, total?: number, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
 /**
  * Prompt tokens read from the provider's cache (part of `input_tokens`).
  */

@@ -2,7 +2,7 @@
 // jsdom, not happy-dom: DOMPurify only sanitises correctly on a spec-complete DOM.
 import { describe, expect, it, vi } from "vitest";
 import type { ToolCallView } from "../bindings";
-import { renderConversation, toolCard } from "./render";
+import { MAX_INLINE_IMAGE, renderConversation, toolCard } from "./render";
 import { addUserMessage, applyEvent, emptyView, fromHistory } from "./state";
 
 const call: ToolCallView = {
@@ -175,5 +175,75 @@ describe("conversation updates", () => {
     renderConversation(root, view, vi.fn());
     const keys = Array.from(root.querySelectorAll("[data-key]")).map((n) => (n as HTMLElement).dataset.key);
     expect(keys).toEqual(view.messages.map((m) => m.key));
+  });
+});
+
+describe("rich results and live output", () => {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+  it("a card shows an image inline, a resource link that opens the viewer and JSON", () => {
+    const open = vi.fn();
+    const card = toolCard(
+      {
+        ...call,
+        result: "snapped",
+        blocks: [
+          { type: "image", mime: "image/png", dataBase64: png },
+          { type: "resource_link", uri: "file:///w/out%20dir/chart.svg", name: "chart.svg" },
+          { type: "resource_link", uri: "https://example.com/x" },
+          { type: "json", value: { temperature: 22, unit: "C" } },
+        ],
+      },
+      open,
+    ) as HTMLDetailsElement;
+    const img = card.querySelector("img.tool-image") as HTMLImageElement;
+    expect(img.getAttribute("src")).toBe(`data:image/png;base64,${png}`);
+    expect(card.open).toBe(true);
+    const link = card.querySelector("a.tool-link") as HTMLElement;
+    expect(link.textContent).toBe("chart.svg");
+    link.click();
+    expect(open).toHaveBeenCalledWith("/w/out dir/chart.svg");
+    // A URI the viewer cannot open is shown, not linked.
+    expect(card.querySelectorAll("a.tool-link").length).toBe(1);
+    expect(card.querySelector("p.tool-link code")!.textContent).toBe("https://example.com/x");
+    const json = card.querySelector("details.tool-json") as HTMLDetailsElement;
+    expect(json.open).toBe(false);
+    expect(json.querySelector("pre")!.textContent).toBe('{\n  "temperature": 22,\n  "unit": "C"\n}');
+  });
+
+  it("an image over the size cap or of an unsafe type is named, not shown", () => {
+    const big = toolCard({ ...call, blocks: [{ type: "image", mime: "image/png", dataBase64: "A".repeat(MAX_INLINE_IMAGE + 4) }] }, vi.fn());
+    expect(big.querySelector("img")).toBeNull();
+    expect(big.querySelector(".tool-block")!.textContent).toContain("not shown");
+    const odd = toolCard({ ...call, blocks: [{ type: "image", mime: "text/html", dataBase64: "PGI+" }] }, vi.fn());
+    expect(odd.querySelector("img")).toBeNull();
+  });
+
+  it("a running call shows its live output until its result replaces it", () => {
+    const running: ToolCallView = { ...call, id: "x1", name: "execute_cmd", status: "running", result: null };
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: running });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=live-output]")).toBeNull();
+    view = applyEvent(view, { type: "toolProgress", sessionId: "s", toolCallId: "x1", output: "1\n", outputBytes: 2 });
+    renderConversation(root, view, vi.fn());
+    view = applyEvent(view, { type: "toolProgress", sessionId: "s", toolCallId: "x1", output: "1\n2\n", outputBytes: 4 });
+    renderConversation(root, view, vi.fn());
+    const live = root.querySelector("[data-tool-call=x1] [data-testid=live-output]")!;
+    // Seen without opening the card.
+    expect(live.parentElement!.tagName).toBe("DETAILS");
+    expect(live.closest(".tool-body")).toBeNull();
+    expect(live.textContent).toBe("1\n2\n");
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "x1", result: "1\n2\n3\n[exit code: 0]" });
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=live-output]")).toBeNull();
+    expect(root.querySelector("[data-tool-call=x1] .tool-result")!.textContent).toBe("1\n2\n3\n[exit code: 0]");
+  });
+
+  it("shows an MCP server's progress figures and message", () => {
+    const running: ToolCallView = { ...call, id: "m1", status: "running", result: null };
+    const card = toolCard(running, vi.fn(), undefined, undefined, { output: "", progress: 2, total: 4, message: "step 2" });
+    expect(card.querySelector(".tool-progress")!.textContent).toBe("2 / 4 — step 2");
   });
 });

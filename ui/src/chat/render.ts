@@ -1,10 +1,10 @@
 // Rendering of the conversation: messages, the streaming answer, tool cards.
-import type { ApprovalRequest, ToolCallView } from "../bindings";
+import type { ApprovalRequest, ContentBlock, ToolCallView } from "../bindings";
 import { type ApprovalActions, approvalPanel } from "./approval";
 import { type AnswerQuestion, questionCard, questionFromArgs } from "./question";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
-import { type ChatView, outcomeText, type SubAgentView, type ViewMessage } from "./state";
+import { type ChatView, type LiveProgress, outcomeText, type SubAgentView, type ViewMessage } from "./state";
 
 const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   running: "running",
@@ -32,12 +32,69 @@ export function callLine(call: Pick<ToolCallView, "arguments">): number | undefi
   return typeof n === "number" && n > 0 ? n : undefined;
 }
 
-/** A tool card: label, status, clickable path, expandable arguments and result. */
+/** Largest image (base64 characters, about 3 MB of bytes) shown inline. */
+export const MAX_INLINE_IMAGE = 4 * 1024 * 1024;
+const INLINE_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"];
+
+/** The local path a resource link names (`file://` URI or a plain path);
+ *  null for other schemes, which the viewer cannot open. */
+export function linkPath(uri: string): string | null {
+  if (uri.startsWith("file://")) {
+    try {
+      return decodeURIComponent(new URL(uri).pathname);
+    } catch {
+      return null;
+    }
+  }
+  return /^[a-z][a-z0-9+.-]*:/i.test(uri) ? null : uri;
+}
+
+/** One content block of a result: an image inline, a link to a file that
+ *  opens the viewer, JSON pretty-printed and collapsible. */
+export function blockNode(block: ContentBlock, openFile: (path: string) => void): HTMLElement {
+  switch (block.type) {
+    case "image": {
+      const kb = Math.round((block.dataBase64.length * 3) / 4 / 1024);
+      if (!INLINE_IMAGE_TYPES.includes(block.mime) || block.dataBase64.length > MAX_INLINE_IMAGE) {
+        return el("p", { class: "tool-block muted" }, `[image: ${block.mime}, ${kb} KB, not shown]`);
+      }
+      return el("img", { class: "tool-block tool-image", src: `data:${block.mime};base64,${block.dataBase64}`, alt: `${block.mime}, ${kb} KB` });
+    }
+    case "resource_link": {
+      const text = block.name ?? block.uri;
+      const path = linkPath(block.uri);
+      if (path === null) return el("p", { class: "tool-block tool-link" }, el("code", {}, block.uri));
+      const link = el("a", { href: "#", class: "tool-block tool-link", title: `Open ${path}` }, text);
+      link.addEventListener("click", (e) => {
+        e.preventDefault();
+        openFile(path);
+      });
+      return link;
+    }
+    case "json":
+      return el("details", { class: "tool-block tool-json" }, el("summary", {}, "JSON"), el("pre", {}, JSON.stringify(block.value, null, 2)));
+  }
+}
+
+/** What a running call produced so far: progress and the output's tail. */
+function liveNode(live: LiveProgress): HTMLElement {
+  const node = el("div", { class: "tool-live", "data-testid": "live-output" });
+  if (live.progress !== undefined || live.message) {
+    const figures = live.progress === undefined ? "" : live.total ? `${live.progress} / ${live.total}` : `${live.progress}`;
+    node.append(el("p", { class: "tool-progress muted" }, [figures, live.message].filter(Boolean).join(" — ")));
+  }
+  if (live.output) node.append(el("pre", { class: "tool-live-output" }, live.output));
+  return node;
+}
+
+/** A tool card: label, status, clickable path, expandable arguments and
+ *  result with its content blocks; while it runs, its live output. */
 export function toolCard(
   call: ToolCallView,
   openFile: (path: string, line?: number) => void,
   approval?: { request: ApprovalRequest; actions: ApprovalActions },
   nested?: HTMLElement,
+  live?: LiveProgress,
 ): HTMLElement {
   const summary = el(
     "summary",
@@ -67,7 +124,13 @@ export function toolCard(
   if (call.result !== null) {
     body.append(el("div", { class: "tool-section" }, "Result"), el("pre", { class: "tool-result" }, call.result));
   }
+  const blocks = call.blocks ?? [];
+  if (blocks.length > 0) body.append(el("div", { class: "tool-blocks" }, ...blocks.map((b) => blockNode(b, openFile))));
   const card = el("details", { class: `tool-card status-${call.status}`, "data-tool-call": call.id, "data-tool-name": call.name }, summary, body);
+  // Outside the collapsed body: what a running command prints is seen.
+  if (live && call.result === null) card.append(liveNode(live));
+  // Images are the point of a result that has them: shown without a click.
+  if (blocks.some((b) => b.type === "image")) card.open = true;
   if (approval) {
     card.append(approvalPanel(approval.request, approval.actions));
     card.open = true;
@@ -104,6 +167,7 @@ function messageNode(
   openFile: (path: string) => void,
   actions: ApprovalActions | undefined,
   answerQuestion?: AnswerQuestion,
+  own: ChatView = top,
 ): HTMLElement {
   const node = el("div", { class: `msg msg-${m.role}`, "data-role": m.role, "data-key": m.key });
   if (m.reasoning) node.append(thinkingBlock(m.reasoning, false));
@@ -114,7 +178,7 @@ function messageNode(
     const request = top.approvals[c.id];
     const sub = top.subAgents[c.id];
     const nested = sub ? subAgentNode(sub.agentId, sub.view, top, openFile, actions, answerQuestion) : undefined;
-    node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, nested));
+    node.append(toolCard(c, openFile, request && actions ? { request, actions } : undefined, nested, own.progress[c.id]));
     const question = waitingQuestion(c, answerQuestion);
     if (question) node.append(question);
   }
@@ -135,7 +199,7 @@ function subAgentNode(
     "div",
     { class: "sub-agent", "data-sub-agent": agentId },
     el("div", { class: "tool-section" }, `↳ ${agentId} — ${state}`),
-    ...view.messages.map((m) => messageNode(m, top, openFile, actions, answerQuestion)),
+    ...view.messages.map((m) => messageNode(m, top, openFile, actions, answerQuestion, view)),
   );
 }
 
@@ -153,6 +217,8 @@ interface Built {
   /** The sub-agents nested in its cards (their views are replaced, never
    *  changed in place, when their events arrive). */
   subs: (SubAgentView | undefined)[];
+  /** The live progress of its calls (replaced, never changed in place). */
+  live: (LiveProgress | undefined)[];
   node: HTMLElement;
 }
 
@@ -172,6 +238,7 @@ function sameCalls(a: ToolCallView[], b: ToolCallView[]): boolean {
         c.id === d.id &&
         c.status === d.status &&
         c.result === d.result &&
+        c.blocks === d.blocks &&
         c.decisionReason === d.decisionReason &&
         c.labelShort === d.labelShort &&
         c.labelFull === d.labelFull &&
@@ -202,6 +269,7 @@ export function renderConversation(
   for (const m of view.messages) {
     const requests = m.toolCalls.map((c) => view.approvals[c.id]);
     const subs = m.toolCalls.map((c) => view.subAgents[c.id]);
+    const live = m.toolCalls.map((c) => view.progress[c.id]);
     const old = cache.messages.get(m.key);
     let node: HTMLElement;
     if (
@@ -211,14 +279,15 @@ export function renderConversation(
       old.message.reasoning === m.reasoning &&
       sameCalls(old.message.toolCalls, m.toolCalls) &&
       old.requests.every((r, i) => r === requests[i]) &&
-      old.subs.every((r, i) => r === subs[i])
+      old.subs.every((r, i) => r === subs[i]) &&
+      old.live.every((p, i) => p === live[i])
     ) {
       node = old.node;
     } else {
       node = messageNode(m, view, openFile, actions, answerQuestion);
       if (old) keepOpenCards(old.node, node);
     }
-    next.set(m.key, { message: m, requests, subs, node });
+    next.set(m.key, { message: m, requests, subs, live, node });
     items.push(node);
   }
   cache.messages = next;

@@ -23,6 +23,17 @@ export interface ChatView {
   /** Sub-agents started by a call (`execute_task` sync), by that call's id,
    *  at every depth: a card shows the one its call started. */
   subAgents: Record<string, SubAgentView>;
+  /** What running calls produced so far, by tool_call_id (the latest
+   *  `toolProgress`); dropped when the call's result arrives. */
+  progress: Record<string, LiveProgress>;
+}
+
+/** A running call's output tail and progress, as its card shows them. */
+export interface LiveProgress {
+  output: string;
+  message?: string;
+  progress?: number;
+  total?: number;
 }
 
 /** A sub-agent's own conversation, nested under the card of its call. */
@@ -33,7 +44,7 @@ export interface SubAgentView {
 }
 
 export function emptyView(): ChatView {
-  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {}, subAgents: {} };
+  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {}, subAgents: {}, progress: {} };
 }
 
 /** The view of a stored history: tool results are shown on their cards, and
@@ -82,12 +93,19 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       event.type === "tokenDelta" ? { text: s.text + event.text, reasoning: s.reasoning } : { text: s.text, reasoning: s.reasoning + event.text };
     return { ...prev, streaming };
   }
+  // Progress arrives several times a second while a command runs: only
+  // the call's entry changes, nothing is copied.
+  if (event.type === "toolProgress") {
+    const { output, message, progress, total } = event;
+    return { ...prev, progress: { ...prev.progress, [event.toolCallId]: { output, message, progress, total } } };
+  }
   const view: ChatView = {
     ...prev,
     messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
     streaming: prev.streaming ? { ...prev.streaming } : null,
     approvals: { ...prev.approvals },
     subAgents: { ...prev.subAgents },
+    progress: { ...prev.progress },
   };
   switch (event.type) {
     case "subAgent": {
@@ -150,13 +168,15 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     case "toolDone": {
       delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
-      if (c) Object.assign(c, { status: "done", result: event.result });
+      if (c) Object.assign(c, { status: "done", result: event.result, blocks: event.blocks ?? [] });
+      delete view.progress[event.toolCallId];
       break;
     }
     case "toolError": {
       delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
       if (c) Object.assign(c, { status: "failed", result: event.error });
+      delete view.progress[event.toolCallId];
       break;
     }
     case "toolCancelled": {

@@ -464,7 +464,7 @@ async fn run_tool(
     });
     match drive_execution(exec.as_ref(), cancel).await {
         ExecutionOutcome::Completed(out) => {
-            print_out(&out);
+            print_out(&out.text_for_model(false));
             ExitCode::SUCCESS
         }
         ExecutionOutcome::Failed(e @ ToolError::InvalidArguments { .. }) => fail(2, &e.to_string()),

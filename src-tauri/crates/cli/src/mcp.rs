@@ -442,7 +442,7 @@ pub async fn run_tool(
     manager.shutdown();
     match outcome {
         ExecutionOutcome::Completed(out) => {
-            print_out(&out);
+            print_out(&out.text_for_model(false));
             ExitCode::SUCCESS
         }
         ExecutionOutcome::Failed(e @ ToolError::InvalidArguments { .. }) => fail(2, &e.to_string()),

@@ -29,6 +29,28 @@ pub struct PrintSink {
     dim: bool,
     /// The turn's usage so far, one entry per model request.
     usage: Mutex<Totals>,
+    /// How many bytes of each running call's output were printed.
+    printed: Mutex<HashMap<String, u64>>,
+}
+
+/// The complete lines of a progress snapshot not printed yet, and the new
+/// printed count. `output` is the tail of `output_bytes` bytes; a line still
+/// being written waits for its newline. Output that scrolled out of the tail
+/// between two snapshots is skipped.
+pub fn unprinted_lines(output: &str, output_bytes: u64, printed: u64) -> (&str, u64) {
+    let new = usize::try_from(output_bytes.saturating_sub(printed)).unwrap_or(usize::MAX);
+    let mut start = output.len().saturating_sub(new);
+    while !output.is_char_boundary(start) {
+        start += 1;
+    }
+    let piece = &output[start..];
+    match piece.rfind('\n') {
+        Some(end) => {
+            let unfinished = (piece.len() - end - 1) as u64;
+            (&piece[..=end], output_bytes - unfinished)
+        }
+        None => ("", printed),
+    }
 }
 
 /// Summed usage of a turn's requests.
@@ -285,6 +307,26 @@ impl PrintSink {
                     request.label_short, request.reason, request.tool_call_id
                 ));
             }
+            SessionEvent::ToolProgress {
+                tool_call_id,
+                output,
+                output_bytes,
+                ..
+            } => {
+                let mut printed = self.printed.lock().unwrap_or_else(PoisonError::into_inner);
+                let done = printed.entry(tool_call_id).or_default();
+                let (lines, now) = unprinted_lines(&output, output_bytes, *done);
+                *done = now;
+                drop(printed);
+                for line in lines.lines() {
+                    let line = format!("{pad}  │ {line}");
+                    if self.dim {
+                        self.tool_line(&format!("\x1b[2m{line}\x1b[22m"));
+                    } else {
+                        self.tool_line(&line);
+                    }
+                }
+            }
             SessionEvent::ReasoningDelta { text, .. } => self.reasoning(&text),
             SessionEvent::Usage {
                 input_tokens,
@@ -327,6 +369,16 @@ impl PrintSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_prints_each_complete_line_once() {
+        assert_eq!(unprinted_lines("1\n2", 3, 0), ("1\n", 2));
+        assert_eq!(unprinted_lines("1\n2\n3\n", 6, 2), ("2\n3\n", 6));
+        assert_eq!(unprinted_lines("1\n2\n3\n", 6, 6), ("", 6));
+        assert_eq!(unprinted_lines("y\nz\n", 1000, 998), ("z\n", 1000));
+        // More was produced than the tail holds: the tail is printed.
+        assert_eq!(unprinted_lines("y\nz\n", 1000, 900), ("y\nz\n", 1000));
+    }
 
     #[test]
     fn reasoning_is_indented_per_line_and_dimmed_on_request() {

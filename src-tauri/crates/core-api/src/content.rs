@@ -5,28 +5,10 @@
 //! what a provider without image input cannot see.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-/// One non-text part of a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlock {
-    /// Image bytes, base64 in JSON.
-    Image { mime: String, data_base64: String },
-    /// A file or URI the result points at (opens in the viewer).
-    ResourceLink {
-        uri: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        name: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mime: Option<String>,
-    },
-    /// Structured content.
-    Json { value: Value },
-}
+pub use skald_protocol::ContentBlock;
 
 /// What a finished call produced: the text the model reads and any blocks.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolOutput {
     pub text: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -70,6 +52,12 @@ impl ToolOutput {
 
 impl From<String> for ToolOutput {
     fn from(text: String) -> Self {
+        Self::text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
         Self::text(text)
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{ToolCallStatus, ToolError, ToolResult};
+use crate::{ProgressReporter, ProgressWatch, ToolCallStatus, ToolError, ToolOutput};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -52,7 +52,8 @@ impl ToolExecutionState {
 /// How a `wait` ends. Approval-phase outcomes belong to the session driver.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExecutionOutcome {
-    Completed(String),
+    /// The result: the text the model reads and any content blocks.
+    Completed(ToolOutput),
     Failed(ToolError),
     Cancelled,
 }
@@ -75,20 +76,49 @@ pub trait ToolExecution: Send + Sync {
     fn stop<'a>(&'a self) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+    /// The execution's live progress, if it reports any (see
+    /// [`drive_with_progress`](crate::drive_with_progress)).
+    fn progress(&self) -> Option<ProgressWatch> {
+        None
+    }
 }
+
+/// What a work future of a [`SimpleExecution`] resolves to.
+type OutputResult = Result<ToolOutput, ToolError>;
 
 /// The default execution: a work future and a stop token.
 pub struct SimpleExecution<'a> {
-    work: Mutex<Option<BoxFuture<'a, ToolResult>>>,
+    work: Mutex<Option<BoxFuture<'a, OutputResult>>>,
+    progress: Option<ProgressWatch>,
     stop: CancellationToken,
     state: Mutex<ToolExecutionState>,
     outcome: Mutex<Option<ExecutionOutcome>>,
 }
 
 impl<'a> SimpleExecution<'a> {
-    pub fn new(work: BoxFuture<'a, ToolResult>) -> Self {
+    /// Runs `work`: a plain text result ([`ToolResult`](crate::ToolResult))
+    /// or a [`ToolOutput`] with content blocks.
+    pub fn new<T: Into<ToolOutput> + Send + 'a>(work: BoxFuture<'a, Result<T, ToolError>>) -> Self {
+        Self::build(Box::pin(async move { work.await.map(Into::into) }), None)
+    }
+
+    /// Runs the work `start` returns, which reports its progress through
+    /// the reporter it is given.
+    pub fn with_progress<T: Into<ToolOutput> + Send + 'a>(
+        start: impl FnOnce(ProgressReporter) -> BoxFuture<'a, Result<T, ToolError>>,
+    ) -> Self {
+        let (reporter, watch) = ProgressReporter::channel();
+        let work = start(reporter);
+        Self::build(
+            Box::pin(async move { work.await.map(Into::into) }),
+            Some(watch),
+        )
+    }
+
+    fn build(work: BoxFuture<'a, OutputResult>, progress: Option<ProgressWatch>) -> Self {
         Self {
             work: Mutex::new(Some(work)),
+            progress,
             stop: CancellationToken::new(),
             state: Mutex::new(ToolExecutionState::Pending),
             outcome: Mutex::new(None),
@@ -172,6 +202,10 @@ impl ToolExecution for SimpleExecution<'_> {
             self.finish(ExecutionOutcome::Cancelled);
         }
         Box::pin(async {})
+    }
+
+    fn progress(&self) -> Option<ProgressWatch> {
+        self.progress.clone()
     }
 }
 

@@ -13,6 +13,7 @@ mod execution;
 mod input;
 mod label;
 mod name;
+mod progress;
 mod tool;
 mod typed;
 
@@ -26,6 +27,10 @@ pub use execution::{
 pub use input::{input_schema, parse_args};
 pub use label::{MAX_LABEL_FULL, MAX_LABEL_SHORT, ToolDescriptionLength, truncate_label};
 pub use name::{MCP_PREFIX, ToolName, ToolNamespace};
+pub use progress::{
+    PROGRESS_INTERVAL, PROGRESS_TAIL_BYTES, ProgressReporter, ProgressWatch, ToolProgress,
+    drive_with_progress,
+};
 pub use skald_protocol::{ToolCallStatus, ToolCategory};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{RestartHint, Tool, ToolResult, ToolTraits};

@@ -20,7 +20,7 @@ use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
 use crate::types::{
-    ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolSpec, arguments_object,
+    ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, ToolSpec, arguments_object,
 };
 
 /// A client for Anthropic's Messages API.
@@ -127,6 +127,26 @@ impl LlmProvider for Anthropic {
             Err(e) => error_stream(e),
         }
     }
+
+    fn accepts_tool_images(&self) -> bool {
+        crate::ModelApi::Anthropic.accepts_tool_images()
+    }
+}
+
+/// A `tool_result` block: the text, and the images as `image` blocks inside it (the
+/// Messages API takes images in tool results).
+fn tool_result_block(id: &str, content: &str, images: &[ImagePart]) -> Value {
+    if images.is_empty() {
+        return json!({"type": "tool_result", "tool_use_id": id, "content": content});
+    }
+    let mut parts = vec![json!({"type": "text", "text": content})];
+    for i in images {
+        parts.push(json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": i.mime, "data": i.data_base64},
+        }));
+    }
+    json!({"type": "tool_result", "tool_use_id": id, "content": parts})
 }
 
 /// The Messages request body for `req`. System messages inside the conversation join the
@@ -145,11 +165,10 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
             Message::Tool {
                 tool_call_id,
                 content,
+                images,
             } => (
                 "user",
-                vec![
-                    json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content}),
-                ],
+                vec![tool_result_block(tool_call_id, content, images)],
             ),
             Message::Assistant {
                 content,
@@ -518,5 +537,49 @@ impl Decoder for AnthropicDecoder {
 
     fn is_done(&self) -> bool {
         self.done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolCall;
+
+    #[test]
+    fn tool_result_images_are_image_blocks_inside_the_tool_result() {
+        let req = ChatRequest {
+            messages: vec![
+                Message::user("draw"),
+                Message::assistant_calls("", vec![ToolCall::new("a", "t", "{}")]),
+                Message::tool_result_with_images(
+                    "a",
+                    "made one",
+                    vec![ImagePart {
+                        mime: "image/png".into(),
+                        data_base64: "AAAA".into(),
+                    }],
+                ),
+            ],
+            ..ChatRequest::default()
+        };
+        let body = request_body(&req, 1024);
+        let result = &body["messages"][2]["content"][0];
+        assert_eq!(result["type"], "tool_result");
+        assert_eq!(
+            result["content"][0],
+            json!({"type": "text", "text": "made one"})
+        );
+        assert_eq!(
+            result["content"][1],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}})
+        );
+        let plain = request_body(
+            &ChatRequest {
+                messages: vec![Message::tool_result("a", "x")],
+                ..ChatRequest::default()
+            },
+            1024,
+        );
+        assert_eq!(plain["messages"][0]["content"][0]["content"], "x");
     }
 }

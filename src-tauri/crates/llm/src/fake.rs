@@ -5,6 +5,7 @@
 //! was given so tests can assert on what the driver sent.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -140,6 +141,7 @@ pub struct FakeProvider {
     name: String,
     turns: Mutex<VecDeque<ScriptedTurn>>,
     requests: Mutex<Vec<ChatRequest>>,
+    tool_images: AtomicBool,
 }
 
 impl Default for FakeProvider {
@@ -160,7 +162,13 @@ impl FakeProvider {
             name: "fake".into(),
             turns: Mutex::new(turns.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
+            tool_images: AtomicBool::new(false),
         }
+    }
+
+    /// Plays a provider that takes images in tool results (default: one that does not).
+    pub fn set_tool_images(&self, on: bool) {
+        self.tool_images.store(on, Ordering::Relaxed);
     }
 
     /// Appends a turn to the script.
@@ -182,6 +190,10 @@ impl FakeProvider {
 impl LlmProvider for FakeProvider {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn accepts_tool_images(&self) -> bool {
+        self.tool_images.load(Ordering::Relaxed)
     }
 
     /// Records `req` immediately and replays the next turn; without one the stream yields

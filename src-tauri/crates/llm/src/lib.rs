@@ -43,4 +43,6 @@ pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};
 pub use retry::RetryPolicy;
-pub use types::{ChatRequest, Message, ReasoningEffort, ReasoningPart, ToolCall, reasoning_text};
+pub use types::{
+    ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, ToolCall, reasoning_text,
+};

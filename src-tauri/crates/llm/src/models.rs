@@ -28,6 +28,16 @@ pub enum ModelApi {
 }
 
 impl ModelApi {
+    /// Whether the API takes images in tool results: Anthropic inside `tool_result`,
+    /// OpenAI-compatible as a user message after the results; Ollama's chat API has no
+    /// image input for tool messages, so its models get a note in words.
+    pub fn accepts_tool_images(self) -> bool {
+        match self {
+            ModelApi::OpenAi | ModelApi::Anthropic => true,
+            ModelApi::Ollama => false,
+        }
+    }
+
     fn provider(self) -> &'static str {
         match self {
             ModelApi::OpenAi => "openai",

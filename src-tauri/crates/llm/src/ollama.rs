@@ -182,6 +182,7 @@ fn request_body(req: &ChatRequest) -> Value {
             Message::Tool {
                 tool_call_id,
                 content,
+                ..
             } => {
                 let mut msg = json!({"role": "tool", "content": content});
                 if let Some(name) = names.get(tool_call_id.as_str()) {

@@ -28,6 +28,7 @@ pub struct OpenAiCompatible {
     headers: HeaderMap,
     retry: RetryPolicy,
     client: reqwest::Client,
+    tool_images: bool,
 }
 
 impl fmt::Debug for OpenAiCompatible {
@@ -56,7 +57,15 @@ impl OpenAiCompatible {
             api_key: api_key.filter(|k| !k.trim().is_empty()),
             headers: HeaderMap::new(),
             retry: RetryPolicy::default(),
+            tool_images: crate::ModelApi::OpenAi.accepts_tool_images(),
         })
+    }
+
+    /// Whether tool results' images are sent (default yes); turn off for a text-only model
+    /// whose server refuses `image_url` parts.
+    pub fn with_tool_images(mut self, on: bool) -> Self {
+        self.tool_images = on;
+        self
     }
 
     /// Renames the provider in logs and errors (e.g. `openrouter`, `lmstudio`).
@@ -119,6 +128,19 @@ impl LlmProvider for OpenAiCompatible {
             Err(e) => error_stream(e),
         }
     }
+
+    /// As a user message after the results (see `request_body`). A text-only model behind
+    /// an OpenAI-compatible server refuses it; such a provider is set up without images.
+    fn accepts_tool_images(&self) -> bool {
+        self.tool_images
+    }
+}
+
+/// The user message carrying the images of the tool results just sent, if any.
+fn flush_tool_images(messages: &mut Vec<Value>, images: &mut Vec<Value>) {
+    if !images.is_empty() {
+        messages.push(json!({"role": "user", "content": std::mem::take(images)}));
+    }
 }
 
 /// The Chat Completions request body for `req`.
@@ -127,7 +149,14 @@ fn request_body(req: &ChatRequest, openrouter: bool) -> Value {
     if let Some(system) = &req.system {
         messages.push(json!({"role": "system", "content": system}));
     }
+    // Chat Completions takes only text in a `tool` message: the images of a run of tool
+    // results follow it in one user message, after the last result (a user message
+    // between results would leave calls unanswered).
+    let mut images: Vec<Value> = Vec::new();
     for m in &req.messages {
+        if !matches!(m, Message::Tool { .. }) {
+            flush_tool_images(&mut messages, &mut images);
+        }
         messages.push(match m {
             Message::System { content } => json!({"role": "system", "content": content}),
             Message::User { content } => json!({"role": "user", "content": content}),
@@ -158,9 +187,20 @@ fn request_body(req: &ChatRequest, openrouter: bool) -> Value {
             Message::Tool {
                 tool_call_id,
                 content,
-            } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
+                images: parts,
+            } => {
+                for (n, i) in parts.iter().enumerate() {
+                    images.push(json!({
+                        "type": "text",
+                        "text": format!("Image {} of the result of tool call {tool_call_id}:", n + 1),
+                    }));
+                    images.push(json!({"type": "image_url", "image_url": {"url": i.data_url()}}));
+                }
+                json!({"role": "tool", "tool_call_id": tool_call_id, "content": content})
+            }
         });
     }
+    flush_tool_images(&mut messages, &mut images);
     let mut body = json!({
         "model": req.model,
         "messages": messages,
@@ -512,5 +552,39 @@ mod tests {
             r#"{"error":{"code":502,"message":"Upstream error"}}"#,
         ));
         assert!(matches!(&err, Err(e) if e.is_retriable()), "{err:?}");
+    }
+
+    #[test]
+    fn tool_result_images_follow_the_run_of_results_as_one_user_message() {
+        use crate::ImagePart;
+        let img = |d: &str| ImagePart {
+            mime: "image/png".into(),
+            data_base64: d.into(),
+        };
+        let calls = vec![ToolCall::new("a", "t", "{}"), ToolCall::new("b", "t", "{}")];
+        let req = ChatRequest {
+            messages: vec![
+                Message::user("draw"),
+                Message::assistant_calls("", calls),
+                Message::tool_result_with_images("a", "made one", vec![img("AAAA")]),
+                Message::tool_result("b", "plain"),
+                Message::user("thanks"),
+            ],
+            ..ChatRequest::default()
+        };
+        let body = request_body(&req, false);
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "user"]);
+        assert_eq!(body["messages"][2]["content"], "made one");
+        let parts = &body["messages"][4]["content"];
+        assert_eq!(parts[1]["type"], "image_url");
+        assert_eq!(parts[1]["image_url"]["url"], "data:image/png;base64,AAAA");
+        assert!(parts[0]["text"].as_str().unwrap().contains("tool call a"));
+        assert_eq!(body["messages"][5]["content"], "thanks");
     }
 }

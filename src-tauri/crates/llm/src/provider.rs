@@ -23,6 +23,12 @@ pub trait LlmProvider: Send + Sync {
     /// Starts a streamed completion. Retriable failures that happen before the first event are
     /// retried inside the stream according to the provider's retry policy.
     fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a>;
+
+    /// Whether images in tool results ([`Message::Tool`](crate::Message::Tool)`.images`)
+    /// reach the model. Without, the session describes each image in words instead.
+    fn accepts_tool_images(&self) -> bool {
+        false
+    }
 }
 
 /// Runs a whole request and folds it into the final response; `Err` on the first error.

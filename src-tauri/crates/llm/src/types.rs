@@ -110,7 +110,27 @@ pub enum Message {
         tool_call_id: String,
         /// The result text (or `Error: ...`).
         content: String,
+        /// Images the result holds, sent only to a provider that
+        /// [accepts them](crate::LlmProvider::accepts_tool_images).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImagePart>,
     },
+}
+
+/// An image of a tool result, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImagePart {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub mime: String,
+    /// The bytes, base64 (standard alphabet, padded).
+    pub data_base64: String,
+}
+
+impl ImagePart {
+    /// The image as a `data:` URL (OpenAI's `image_url`).
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime, self.data_base64)
+    }
 }
 
 impl Message {
@@ -151,6 +171,20 @@ impl Message {
         Message::Tool {
             tool_call_id: tool_call_id.into(),
             content: content.into(),
+            images: Vec::new(),
+        }
+    }
+
+    /// A tool result with images.
+    pub fn tool_result_with_images(
+        tool_call_id: impl Into<String>,
+        content: impl Into<String>,
+        images: Vec<ImagePart>,
+    ) -> Self {
+        Message::Tool {
+            tool_call_id: tool_call_id.into(),
+            content: content.into(),
+            images,
         }
     }
 }

@@ -9,11 +9,15 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, NumberOrString, ProgressNotificationParam,
+    ProgressToken,
+};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
+use skald_core_api::ProgressReporter;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
 
@@ -51,11 +55,69 @@ impl StderrTail {
 pub(crate) struct Handler {
     /// `notifications/tools/list_changed`: the supervisor lists again.
     pub tools_changed: Arc<Notify>,
+    /// Where `notifications/progress` of running calls go.
+    pub progress: ProgressRoutes,
+}
+
+/// The running calls that asked for progress, by their progress token
+/// (rmcp gives every request one).
+#[derive(Clone, Default)]
+pub(crate) struct ProgressRoutes {
+    routes: Arc<Mutex<HashMap<String, ProgressReporter>>>,
+}
+
+/// Removes its route when the call ends (or is dropped by Stop).
+pub(crate) struct ProgressRoute {
+    routes: ProgressRoutes,
+    token: String,
+}
+
+impl Drop for ProgressRoute {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.token);
+    }
+}
+
+impl ProgressRoutes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ProgressReporter>> {
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Routes `token`'s notifications to `reporter` while the guard lives.
+    pub(crate) fn route(&self, token: &ProgressToken, reporter: ProgressReporter) -> ProgressRoute {
+        let token = key(token);
+        self.lock().insert(token.clone(), reporter);
+        ProgressRoute {
+            routes: self.clone(),
+            token,
+        }
+    }
+
+    fn report(&self, p: &ProgressNotificationParam) {
+        if let Some(r) = self.lock().get(&key(&p.progress_token)) {
+            r.status(p.message.clone(), Some(p.progress), p.total);
+        }
+    }
+}
+
+fn key(token: &ProgressToken) -> String {
+    match &token.0 {
+        NumberOrString::String(s) => format!("s:{s}"),
+        NumberOrString::Number(n) => format!("n:{n}"),
+    }
 }
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.notify_one();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.report(&params);
     }
 
     fn get_info(&self) -> ClientConfig {

@@ -10,17 +10,21 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::Peer;
-use rmcp::model::{CallToolRequestParams, Tool as McpToolDef};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult, Tool as McpToolDef,
+};
 use rmcp::service::RoleClient;
+use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde::Serialize;
 use serde_json::Value;
-use skald_core_api::ToolOutput;
+use skald_core_api::{ProgressReporter, ToolOutput};
 use skald_store::Store;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::McpError;
-use crate::client::{Handler, StderrTail, connect, secret_names};
+use crate::client::{Handler, ProgressRoutes, StderrTail, connect, secret_names};
 use crate::config::ServerConfig;
 use crate::result::to_output;
 
@@ -100,6 +104,7 @@ struct Inner {
     servers: RwLock<BTreeMap<String, Arc<Server>>>,
     log_dir: Option<PathBuf>,
     store: Option<Store>,
+    progress: ProgressRoutes,
 }
 
 /// Every configured server. Cheap to clone; clones share everything.
@@ -122,6 +127,7 @@ impl McpManager {
                 servers: RwLock::new(BTreeMap::new()),
                 log_dir,
                 store,
+                progress: ProgressRoutes::default(),
             }),
         }
     }
@@ -325,6 +331,18 @@ impl McpManager {
         tool: &str,
         args: Value,
     ) -> Result<ToolOutput, McpError> {
+        self.call_with_progress(server, tool, args, None).await
+    }
+
+    /// [`call`](Self::call), asking the server for `notifications/progress`
+    /// (a progress token) when `progress` is given; they go to it.
+    pub async fn call_with_progress(
+        &self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        progress: Option<ProgressReporter>,
+    ) -> Result<ToolOutput, McpError> {
         self.wait_ready(server).await?;
         let s = self
             .server(server)
@@ -346,8 +364,15 @@ impl McpManager {
         }
         let timeout = s.config.timeout;
         // rmcp cancels (notifications/cancelled) a call whose future is
-        // dropped: on Stop and on this timeout alike.
-        match tokio::time::timeout(timeout, live.peer.call_tool(params)).await {
+        // dropped: on Stop and on this timeout alike (`call_reporting` does
+        // the same for a call that reports progress).
+        let call = async {
+            match progress {
+                None => live.peer.call_tool(params).await,
+                Some(p) => call_reporting(&live.peer, params, &self.inner.progress, p).await,
+            }
+        };
+        match tokio::time::timeout(timeout, call).await {
             Err(_) => Err(McpError::Timeout {
                 server: server.to_string(),
                 ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
@@ -379,6 +404,53 @@ impl McpManager {
     }
 }
 
+/// `tools/call` with the server's `notifications/progress` for this request
+/// (rmcp's progress token of the request) going to `reporter`.
+async fn call_reporting(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    routes: &ProgressRoutes,
+    reporter: ProgressReporter,
+) -> Result<CallToolResult, ServiceError> {
+    let handle = peer
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await?;
+    let _route = routes.route(&handle.progress_token, reporter);
+    let mut guard = CancelOnDrop {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let response = handle.await_response().await;
+    guard.id = None;
+    match response? {
+        ServerResult::CallToolResult(r) => Ok(r),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller went away.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let peer = self.peer.clone();
+        rt.spawn(async move {
+            let param =
+                CancelledNotificationParam::new(Some(id), Some("stopped by the user".into()));
+            let _ = peer.notify_cancelled(param).await;
+        });
+    }
+}
+
 /// Keeps one server connected until it is stopped.
 async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
     let manager = McpManager { inner };
@@ -391,6 +463,7 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
         let tools_changed = Arc::new(Notify::new());
         let handler = Handler {
             tools_changed: tools_changed.clone(),
+            progress: manager.inner.progress.clone(),
         };
         let attempt = async {
             let running = connect(

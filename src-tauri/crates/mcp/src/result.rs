@@ -53,16 +53,22 @@ pub fn output_from_json(v: &Value) -> ToolOutput {
             Some("resource") => {
                 let r = block.get("resource").cloned().unwrap_or(Value::Null);
                 let uri = r.get("uri").and_then(Value::as_str).unwrap_or_default();
-                match r.get("text").and_then(Value::as_str) {
+                let mime = r.get("mimeType").and_then(Value::as_str);
+                let blob = r.get("blob").and_then(Value::as_str);
+                match (r.get("text").and_then(Value::as_str), blob, mime) {
                     // Embedded text is what the model needs to read.
-                    Some(text) => texts.push(format!("[resource {uri}]\n{text}")),
-                    None => out.blocks.push(ContentBlock::ResourceLink {
+                    (Some(text), _, _) => texts.push(format!("[resource {uri}]\n{text}")),
+                    // An embedded image is an image, wherever it came from.
+                    (None, Some(data), Some(m)) if m.starts_with("image/") => {
+                        out.blocks.push(ContentBlock::Image {
+                            mime: m.to_string(),
+                            data_base64: data.to_string(),
+                        });
+                    }
+                    _ => out.blocks.push(ContentBlock::ResourceLink {
                         uri: uri.to_string(),
                         name: None,
-                        mime: r
-                            .get("mimeType")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
+                        mime: mime.map(str::to_string),
                     }),
                 }
             }
@@ -111,6 +117,25 @@ mod tests {
             ContentBlock::Json {
                 value: json!({"n": 1})
             }
+        );
+        let blob = json!({"content": [
+            {"type": "resource", "resource": {"uri": "test://i", "mimeType": "image/gif", "blob": "R0lG"}},
+            {"type": "resource", "resource": {"uri": "test://z", "mimeType": "application/gzip", "blob": "H4s"}}
+        ]});
+        let out = output_from_json(&blob);
+        assert_eq!(
+            out.blocks,
+            [
+                ContentBlock::Image {
+                    mime: "image/gif".into(),
+                    data_base64: "R0lG".into()
+                },
+                ContentBlock::ResourceLink {
+                    uri: "test://z".into(),
+                    name: None,
+                    mime: Some("application/gzip".into())
+                }
+            ]
         );
         let v = json!({"content": [{"type": "text", "text": "{\"n\":1}"}], "structuredContent": {"n": 1}});
         assert!(output_from_json(&v).blocks.is_empty());

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolName,
-    ToolResult,
+    BoxFuture, RestartHint, SimpleExecution, Tool, ToolCategory, ToolDescriptionLength, ToolError,
+    ToolExecution, ToolName, ToolResult,
 };
 use skald_tools::{ToolSource, source};
 
@@ -73,6 +73,7 @@ impl Tool for McpTool {
         format!("{} · {}", self.server, self.tool)
     }
 
+    /// The result's text as words (`skald tool run`, callers without blocks).
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             self.manager
@@ -81,6 +82,19 @@ impl Tool for McpTool {
                 .map(|out| out.text_for_model(false))
                 .map_err(tool_error)
         })
+    }
+
+    /// The result with its content blocks, and the server's progress
+    /// notifications reported while it runs.
+    fn run<'a>(&'a self, args: Value) -> Box<dyn ToolExecution + 'a> {
+        Box::new(SimpleExecution::with_progress(move |progress| {
+            Box::pin(async move {
+                self.manager
+                    .call_with_progress(&self.server, &self.tool, args, Some(progress))
+                    .await
+                    .map_err(tool_error)
+            })
+        }))
     }
 
     /// Not a category of the built-in catalogue: the gate matches MCP tools

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use common::{node, npm_server, script, wait_file_contains};
 use serde_json::json;
-use skald_core_api::{CancellationToken, ContentBlock, ExecutionOutcome, drive_execution};
+use skald_core_api::{
+    CancellationToken, ContentBlock, ExecutionOutcome, drive_execution, drive_with_progress,
+};
 use skald_mcp::{McpManager, McpSource, ServerConfig, Transport};
 use skald_tools::{ToolSet, ToolSource};
 
@@ -209,5 +211,56 @@ async fn filesystem_server_reads_inside_its_root_only() {
         e.to_string().to_lowercase().contains("denied") || e.to_string().contains("outside"),
         "{e}"
     );
+    m.shutdown();
+}
+
+/// Through the tool path the session uses (`ToolSet::run`): an image tool's
+/// result keeps its image block, and the long-running operation's
+/// `notifications/progress` arrive while it runs.
+#[tokio::test]
+async fn the_tool_path_keeps_images_and_reports_progress() {
+    let m = McpManager::new(None, None);
+    m.put(everything_stdio(None));
+    m.wait_ready("everything").await.unwrap();
+    let set = ToolSet::from_sources(&[&McpSource::new(m.clone()) as &dyn ToolSource]);
+    let exec = set
+        .run("mcp__everything__get-tiny-image", json!({}))
+        .unwrap();
+    let ExecutionOutcome::Completed(out) =
+        drive_execution(exec.as_ref(), CancellationToken::new()).await
+    else {
+        panic!("the image tool failed");
+    };
+    assert!(
+        out.blocks
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Image { mime, data_base64 } if mime == "image/png" && !data_base64.is_empty())),
+        "{out:?}"
+    );
+
+    let exec = set
+        .run(
+            "mcp__everything__trigger-long-running-operation",
+            json!({"duration": 1.2, "steps": 4}),
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    let outcome = drive_with_progress(exec.as_ref(), CancellationToken::new(), |p| {
+        seen.push((p.progress, p.total));
+    })
+    .await;
+    let ExecutionOutcome::Completed(out) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        out.text.contains("Long running operation completed"),
+        "{out:?}"
+    );
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(
+        seen.iter().all(|(_, total)| *total == Some(4.0)),
+        "{seen:?}"
+    );
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
     m.shutdown();
 }

@@ -6,11 +6,11 @@ use ts_rs::{Config, TS};
 
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
-    ChatMessage, ChatRole, EnvEndpointView, ErrorCode, GroupView, IpcError, LocalOllamaView,
-    ModelView, NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView,
-    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
-    SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
-    ToolKind, TurnOutcome, UsageView,
+    ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView, IpcError,
+    LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKindView,
+    ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
+    SessionEvent, SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory,
+    ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
@@ -42,6 +42,7 @@ pub fn typescript() -> String {
         decl::<SessionSummary>(&cfg),
         decl::<SessionSearchHit>(&cfg),
         decl::<ChatRole>(&cfg),
+        decl::<ContentBlock>(&cfg),
         decl::<ToolCallView>(&cfg),
         decl::<UsageView>(&cfg),
         decl::<ChatMessage>(&cfg),

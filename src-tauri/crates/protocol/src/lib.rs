@@ -9,6 +9,7 @@ mod app;
 mod approval;
 pub mod bindings;
 mod companion;
+mod content;
 mod error;
 mod rules;
 mod session;
@@ -21,6 +22,7 @@ pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApp
 pub use companion::{
     PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView,
 };
+pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{ApprovalRequest, ToolCallStatus};
+use crate::{ApprovalRequest, ContentBlock, ToolCallStatus};
 
 /// A chat session as the sessions list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -55,6 +55,10 @@ pub struct ToolCallView {
     pub arguments: serde_json::Value,
     pub status: ToolCallStatus,
     pub result: Option<String>,
+    /// What the result holds besides its text (images, file links, JSON).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ContentBlock>>", optional)]
+    pub blocks: Vec<ContentBlock>,
     /// Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
     /// docs/*"), once decided and stored; `None` on a card still starting.
     pub decision_reason: Option<String>,
@@ -147,6 +151,32 @@ pub enum SessionEvent {
         session_id: String,
         tool_call_id: String,
         result: String,
+        /// The result's non-text parts (images, file links, JSON).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(as = "Option<Vec<ContentBlock>>", optional)]
+        blocks: Vec<ContentBlock>,
+    },
+    /// A running call's progress: the tail of its output so far and/or a
+    /// progress message (at most a few per second; the latest wins).
+    ToolProgress {
+        session_id: String,
+        tool_call_id: String,
+        /// The last part of the output so far (bounded; empty when the tool
+        /// reports no output).
+        output: String,
+        /// How many bytes of output the call produced so far, so a printer
+        /// can tell what is new in `output`.
+        #[ts(type = "number")]
+        output_bytes: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        progress: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        total: Option<f64>,
     },
     ToolError {
         session_id: String,

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use skald_core_api::ToolDescriptionLength;
-use skald_llm::{Message, ReasoningPart, ToolCall};
+use skald_core_api::{ContentBlock, ToolDescriptionLength, ToolOutput};
+use skald_llm::{ImagePart, Message, ReasoningPart, ToolCall};
 use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView};
 use skald_store::{AssistantExtras, MessageRow, MessageUsage, Role, ToolCallRow};
 use skald_tools::CallLabels;
@@ -83,14 +83,65 @@ pub(crate) fn tool_calls_json(calls: &[ToolCall]) -> Option<Value> {
 /// even a history damaged by a crash yields a request providers accept.
 #[cfg(test)]
 pub(crate) fn to_messages(rows: &[MessageRow]) -> Vec<Message> {
-    to_messages_awaiting(rows, &std::collections::HashSet::new())
+    to_messages_awaiting(
+        rows,
+        &std::collections::HashSet::new(),
+        &HashMap::new(),
+        false,
+    )
+}
+
+/// The content blocks stored with a call (none for rows from before they
+/// were kept, or unreadable JSON).
+pub(crate) fn blocks_of(row: &ToolCallRow) -> Vec<ContentBlock> {
+    row.blocks
+        .as_deref()
+        .and_then(|b| serde_json::from_str(b).ok())
+        .unwrap_or_default()
+}
+
+/// Image formats the providers that take images all accept.
+fn model_image(mime: &str) -> bool {
+    matches!(
+        mime,
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    )
+}
+
+/// The `tool` message answering `id`: its history text, and its images
+/// as images when the provider takes them, else named in words.
+fn tool_message(id: &str, content: &str, blocks: &[ContentBlock], accepts_images: bool) -> Message {
+    let mut images = Vec::new();
+    let mut unsent = Vec::new();
+    for b in blocks {
+        if let ContentBlock::Image { mime, data_base64 } = b {
+            if accepts_images && model_image(mime) {
+                images.push(ImagePart {
+                    mime: mime.clone(),
+                    data_base64: data_base64.clone(),
+                });
+            } else {
+                unsent.push(b.clone());
+            }
+        }
+    }
+    let text = ToolOutput {
+        text: content.to_string(),
+        blocks: unsent,
+    }
+    .text_for_model(false);
+    Message::tool_result_with_images(id, text, images)
 }
 
 /// [`to_messages`], with the calls in `awaiting` (waiting for a person's
-/// approval) answered by [`notes::AWAITING_APPROVAL`] until they are settled.
+/// approval) answered by [`notes::AWAITING_APPROVAL`] until they are settled,
+/// and the images of results (`blocks`, by call id) sent as the provider
+/// takes them (`accepts_images`).
 pub(crate) fn to_messages_awaiting(
     rows: &[MessageRow],
     awaiting: &std::collections::HashSet<String>,
+    blocks: &HashMap<String, Vec<ContentBlock>>,
+    accepts_images: bool,
 ) -> Vec<Message> {
     let mut results: HashMap<&str, &str> = HashMap::new();
     for r in rows {
@@ -120,7 +171,8 @@ pub(crate) fn to_messages_awaiting(
                             .get(c.id.as_str())
                             .copied()
                             .unwrap_or(notes::NO_RESULT);
-                        Message::tool_result(c.id.clone(), content)
+                        let b = blocks.get(c.id.as_str()).map_or(&[][..], Vec::as_slice);
+                        tool_message(&c.id, content, b, accepts_images)
                     })
                     .collect();
                 out.push(Message::Assistant {
@@ -145,6 +197,7 @@ pub(crate) fn view_of(registry: &dyn CallLabels, row: &ToolCallRow) -> ToolCallV
     let arguments = arguments_value(&row.arguments);
     ToolCallView {
         decision_reason: row.decision_reason.clone(),
+        blocks: blocks_of(row),
         ..view(
             registry,
             &row.id,
@@ -174,6 +227,7 @@ pub(crate) fn view(
         arguments,
         status: protocol_status(status),
         result,
+        blocks: Vec::new(),
         decision_reason: None,
     }
 }

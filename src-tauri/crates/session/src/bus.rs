@@ -54,6 +54,12 @@ impl SessionBus {
             }
             _ => {
                 if let Some(events) = running.get_mut(&sid) {
+                    // A call's progress replaces its last progress: a late
+                    // subscriber needs the latest tail, and a long command
+                    // must not grow the turn's buffer ten events a second.
+                    if let Some(call) = progress_of(event) {
+                        events.retain(|e| progress_of(e) != Some(call));
+                    }
                     events.push(event.clone());
                 }
             }
@@ -94,6 +100,7 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::AssistantMessage { session_id, .. }
         | SessionEvent::ToolStart { session_id, .. }
         | SessionEvent::ToolDone { session_id, .. }
+        | SessionEvent::ToolProgress { session_id, .. }
         | SessionEvent::ToolError { session_id, .. }
         | SessionEvent::ToolCancelled { session_id, .. }
         | SessionEvent::ToolRejected { session_id, .. }
@@ -103,5 +110,56 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::Usage { session_id, .. }
         | SessionEvent::TurnEnded { session_id, .. }
         | SessionEvent::SubAgent { session_id, .. } => session_id,
+    }
+}
+
+/// The call a `ToolProgress` event (or a sub-agent's) is about.
+fn progress_of(event: &SessionEvent) -> Option<&str> {
+    match event {
+        SessionEvent::ToolProgress { tool_call_id, .. } => Some(tool_call_id),
+        SessionEvent::SubAgent { event, .. } => progress_of(event),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(call: &str, output: &str) -> SessionEvent {
+        SessionEvent::ToolProgress {
+            session_id: "s".into(),
+            tool_call_id: call.into(),
+            output: output.into(),
+            output_bytes: output.len() as u64,
+            message: None,
+            progress: None,
+            total: None,
+        }
+    }
+
+    #[test]
+    fn a_late_subscriber_gets_only_the_latest_progress_of_each_call() {
+        let bus = SessionBus::default();
+        bus.publish(&SessionEvent::TurnStarted {
+            session_id: "s".into(),
+        });
+        for i in 0..100 {
+            bus.publish(&progress("a", &format!("{i}")));
+        }
+        bus.publish(&progress("b", "b1"));
+        bus.publish(&SessionEvent::SubAgent {
+            session_id: "s".into(),
+            frame_id: 2,
+            agent_id: "x".into(),
+            depth: 1,
+            parent_call_id: "b".into(),
+            event: Box::new(progress("c", "c1")),
+        });
+        bus.publish(&progress("a", "last"));
+        let so_far = bus.attach("s").so_far;
+        assert_eq!(so_far.len(), 4, "{so_far:?}");
+        assert_eq!(so_far[3], progress("a", "last"));
+        assert_eq!(so_far[1], progress("b", "b1"));
     }
 }

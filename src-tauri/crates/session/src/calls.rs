@@ -9,7 +9,10 @@
 
 use futures_util::StreamExt;
 use serde_json::Value;
-use skald_core_api::{BoxFuture, CancellationToken, ExecutionOutcome, drive_execution};
+use skald_core_api::{
+    BoxFuture, CancellationToken, ContentBlock, ExecutionOutcome, ToolOutput, ToolProgress,
+    drive_with_progress,
+};
 use skald_llm::ToolCall;
 use skald_protocol::SessionEvent;
 use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
@@ -26,7 +29,8 @@ use skald_tools::fs::with_display_base;
 /// How a call ended, as the model will be told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
-    Done(String),
+    /// The text and content blocks of the result.
+    Done(ToolOutput),
     /// The error, without the `Error: ` prefix.
     Failed(String),
     /// The note the model reads.
@@ -377,8 +381,10 @@ pub(crate) async fn run_tool(
         return Outcome::Failed(notes::unknown_tool(name, &available(t)));
     };
     // A tool that keys state by its call (a question) reads the id here.
-    let driven = crate::interface::CURRENT_CALL
-        .scope(id.to_string(), drive_execution(exec.as_ref(), cancel));
+    let driven = crate::interface::CURRENT_CALL.scope(
+        id.to_string(),
+        drive_with_progress(exec.as_ref(), cancel, |p| emit_progress(t, id, p)),
+    );
     match driven.await {
         ExecutionOutcome::Completed(out) => Outcome::Done(out),
         ExecutionOutcome::Failed(e) => Outcome::Failed(e.to_string()),
@@ -386,10 +392,41 @@ pub(crate) async fn run_tool(
     }
 }
 
+/// `ToolProgress`: what a running call produced so far.
+fn emit_progress(t: &Turn<'_>, id: &str, p: &ToolProgress) {
+    t.emit(SessionEvent::ToolProgress {
+        session_id: t.session_id().to_string(),
+        tool_call_id: id.to_string(),
+        output: p.output.clone(),
+        output_bytes: p.output_bytes,
+        message: p.message.clone(),
+        progress: p.progress,
+        total: p.total,
+    });
+}
+
+/// The `tool` history message of a result: its text and a note for each
+/// block but images (images go to the model from the call's row, as its
+/// provider accepts them: see `assemble::to_messages_awaiting`).
+pub(crate) fn history_text(text: &str, blocks: &[ContentBlock]) -> String {
+    ToolOutput {
+        text: text.to_string(),
+        blocks: blocks.to_vec(),
+    }
+    .text_for_model(true)
+}
+
 /// Finishes the row, appends the `tool` message, emits the event.
 pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(), SessionError> {
+    let store = &t.inner.store;
     let (status, content) = match &outcome {
-        Outcome::Done(out) => (ToolCallStatus::Done, out.clone()),
+        Outcome::Done(out) => {
+            if !out.blocks.is_empty() {
+                let json = serde_json::to_string(&out.blocks).ok();
+                store.tool_calls().set_blocks(id, json.as_deref()).await?;
+            }
+            (ToolCallStatus::Done, out.text.clone())
+        }
         Outcome::Failed(e) => (ToolCallStatus::Failed, notes::error(e)),
         Outcome::Cancelled(note) => (ToolCallStatus::Cancelled, (*note).to_string()),
         Outcome::Rejected(reason) => (ToolCallStatus::Rejected, notes::rejected(reason)),
@@ -398,7 +435,6 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
             notes::user_rejected(note.as_deref()),
         ),
     };
-    let store = &t.inner.store;
     store
         .tool_calls()
         .finish(id, status, Some(&content), None)
@@ -408,14 +444,19 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
         t.inner.gate.waiting_changed();
     }
     let content_for_event = content.clone();
-    append_result(t, id, content).await?;
+    let history = match &outcome {
+        Outcome::Done(out) => history_text(&out.text, &out.blocks),
+        _ => content,
+    };
+    append_result(t, id, history).await?;
     let session_id = t.session_id().to_string();
     let tool_call_id = id.to_string();
     t.emit(match outcome {
-        Outcome::Done(result) => SessionEvent::ToolDone {
+        Outcome::Done(out) => SessionEvent::ToolDone {
             session_id,
             tool_call_id,
-            result,
+            result: out.text,
+            blocks: out.blocks,
         },
         Outcome::Failed(error) => SessionEvent::ToolError {
             session_id,

@@ -26,7 +26,7 @@ use skald_store::{Role, ToolCallRow, ToolCallStatus};
 
 use crate::approval::awaits_approval;
 use crate::assemble::{arguments_value, tool_calls_of};
-use crate::calls::{Outcome, append_result, emit_start, execute, record, skip};
+use crate::calls::{Outcome, append_result, emit_start, execute, history_text, record, skip};
 use crate::error::SessionError;
 use crate::notes;
 use crate::subagent::{is_sync_task, run_sync};
@@ -148,7 +148,13 @@ pub(crate) async fn resume_session(
             appended = true;
             match row {
                 Some(row) if row.status.is_terminal() => {
-                    let content = row.result.clone().unwrap_or_else(|| note_for(row.status));
+                    let content = match (&row.result, row.status) {
+                        (Some(text), ToolCallStatus::Done) => {
+                            history_text(text, &crate::assemble::blocks_of(&row))
+                        }
+                        (Some(text), _) => text.clone(),
+                        (None, status) => note_for(status),
+                    };
                     append_result(t, &row.id, content).await?;
                     report.repaired.push(row.id);
                 }

@@ -278,7 +278,7 @@ async fn continue_frame(
     // Finished before a crash could record the parent's result: its ending
     // is the result, nothing runs again.
     match frame.status {
-        FrameStatus::Done => return Ok(Outcome::Done(final_answer(t, frame.id).await?)),
+        FrameStatus::Done => return Ok(Outcome::Done(final_answer(t, frame.id).await?.into())),
         FrameStatus::Failed => {
             return Ok(Outcome::Failed(partial_note(
                 "the sub-agent failed",
@@ -373,7 +373,7 @@ async fn continue_frame(
     };
     let answer = final_answer(t, frame.id).await?;
     let (status, result) = match &outcome {
-        TurnOutcome::Completed => (FrameStatus::Done, Outcome::Done(answer)),
+        TurnOutcome::Completed => (FrameStatus::Done, Outcome::Done(answer.into())),
         TurnOutcome::Cancelled => (
             FrameStatus::Cancelled,
             Outcome::Cancelled(crate::notes::CANCELLED),

@@ -6,12 +6,12 @@
 //! The turn's [`CancellationToken`] is taken by value and handed down by
 //! value; `/stop` cancels it and every await point here races it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use futures_util::StreamExt;
 use serde_json::Value;
-use skald_core_api::CancellationToken;
+use skald_core_api::{CancellationToken, ContentBlock};
 use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
@@ -227,13 +227,16 @@ async fn refreshed<'a>(t: &Turn<'a>) -> Result<Turn<'a>, SessionError> {
 async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
     let store = &t.inner.store;
     let rows = store.history().list_for_frame(t.frame_id).await?;
-    let awaiting: HashSet<String> = store
-        .tool_calls()
-        .list_for_session(t.session_id())
-        .await?
-        .into_iter()
-        .filter(awaits_approval)
-        .map(|r| r.id)
+    let calls = store.tool_calls().list_for_session(t.session_id()).await?;
+    let awaiting: HashSet<String> = calls
+        .iter()
+        .filter(|r| awaits_approval(r))
+        .map(|r| r.id.clone())
+        .collect();
+    let blocks: HashMap<String, Vec<ContentBlock>> = calls
+        .iter()
+        .filter(|r| r.blocks.is_some())
+        .map(|r| (r.id.clone(), crate::assemble::blocks_of(r)))
         .collect();
     let config_granted = store
         .grants()
@@ -271,7 +274,12 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     if let Some(block) = scratchpad_block(&scratchpad) {
         messages.push(Message::system(block));
     }
-    messages.extend(to_messages_awaiting(&rows, &awaiting));
+    messages.extend(to_messages_awaiting(
+        &rows,
+        &awaiting,
+        &blocks,
+        model.provider.accepts_tool_images(),
+    ));
     Ok(ChatRequest {
         model: model.model.clone(),
         system: (!t.system.is_empty()).then(|| t.system.to_string()),

@@ -341,3 +341,67 @@ fn signal_stops_the_turn_and_its_command(signal: &str) {
     assert!(skald_tools::exec::live_group_members(pgid).is_empty());
     assert_eq!(mock.requests().len(), 1, "no LLM round after the stop");
 }
+
+/// A running command's output is printed under its call as it comes (each
+/// line once, before the call's ✓), not only in the result the model reads.
+#[test]
+fn a_running_commands_output_is_printed_under_its_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let mock = MockOpenAi::start([
+        sse_tool_call(
+            "call_c",
+            "execute_cmd",
+            r#"{"command": "for i in 1 2 3; do echo line$i; sleep 0.3; done"}"#,
+        ),
+        sse_text("Counted."),
+    ])
+    .unwrap();
+    let out = chat(
+        &data,
+        &mock,
+        &[
+            "--model",
+            "m",
+            "--workdir",
+            work.to_str().unwrap(),
+            "--approve",
+            "yes",
+            "count",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    let done = lines
+        .iter()
+        .position(|l| l.contains("✓ execute_cmd"))
+        .unwrap_or_else(|| panic!("{err}"));
+    // Not a terminal: no SGR codes.
+    let printed: Vec<&str> = lines[..done]
+        .iter()
+        .filter(|l| l.starts_with("  │ "))
+        .copied()
+        .collect();
+    assert!(
+        !printed.is_empty() && printed.iter().all(|l| !l.contains('\x1b')),
+        "{err}"
+    );
+    // Whatever was printed live came in order, each line once.
+    let mut expected = ["  │ line1", "  │ line2", "  │ line3"].iter();
+    for p in &printed {
+        assert!(expected.any(|e| e == p), "{p:?} out of order in {err}");
+    }
+    assert!(printed.contains(&"  │ line1"), "{err}");
+    // The model still reads the whole result.
+    let reqs = mock.requests();
+    let result = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(result["content"], "line1\nline2\nline3\n[exit code: 0]");
+}

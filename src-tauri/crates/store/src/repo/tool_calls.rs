@@ -124,6 +124,9 @@ pub struct ToolCallRow {
     pub updated_at: i64,
     /// Unix millis, set when the status became terminal.
     pub finished_at: Option<i64>,
+    /// The result's content blocks as a JSON array (`None`: none, or a row
+    /// from before they were kept).
+    pub blocks: Option<String>,
 }
 
 /// Repository for `chat_llm_tools`.
@@ -196,6 +199,18 @@ impl ToolCallsRepo {
         .bind(id)
         .execute(&self.pool)
         .await?;
+        expect_one(done.rows_affected(), "tool call", id)
+    }
+
+    /// Stores the result's content blocks (a JSON array), written just
+    /// before [`finish`](Self::finish) so the row is never done without them.
+    pub async fn set_blocks(&self, id: &str, blocks: Option<&str>) -> Result<()> {
+        let done = sqlx::query("UPDATE chat_llm_tools SET blocks = ?, updated_at = ? WHERE id = ?")
+            .bind(blocks)
+            .bind(now_ms())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         expect_one(done.rows_affected(), "tool call", id)
     }
 

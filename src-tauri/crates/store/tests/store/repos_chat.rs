@@ -327,6 +327,12 @@ async fn tool_calls_round_trip() {
         .await
         .unwrap();
     let c1 = repo.get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.blocks, None, "a row without blocks reads as none");
+    repo.set_blocks("c1", Some(r#"[{"type":"json","value":1}]"#))
+        .await
+        .unwrap();
+    let c1 = repo.get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.blocks.as_deref(), Some(r#"[{"type":"json","value":1}]"#));
     assert_eq!(c1.status, ToolCallStatus::Done);
     assert_eq!(c1.result.as_deref(), Some("ok"));
     assert_eq!(c1.result_type.as_deref(), Some("text"));

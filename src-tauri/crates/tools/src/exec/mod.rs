@@ -32,8 +32,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
-    input_schema, parse_args, truncate_label,
+    BoxFuture, ProgressReporter, RestartHint, SimpleExecution, Tool, ToolCategory,
+    ToolDescriptionLength, ToolError, ToolExecution, ToolResult, input_schema, parse_args,
+    truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -121,6 +122,15 @@ pub fn register(registry: &mut ToolRegistry) {
     registry.register(ExecuteCmd::new());
 }
 
+impl ExecuteCmd {
+    async fn shell(&self, args: Value, progress: Option<ProgressReporter>) -> ToolResult {
+        let input: ExecuteCmdInput = parse_args(tn::EXECUTE_CMD, args)?;
+        let timeout = validate(&input)?;
+        let dir = working_dir(input.workdir.as_deref()).await?;
+        run::run_shell(&input.command, &dir, timeout, self.use_cgroup, progress).await
+    }
+}
+
 impl Tool for ExecuteCmd {
     fn name(&self) -> &str {
         tn::EXECUTE_CMD
@@ -175,12 +185,14 @@ impl Tool for ExecuteCmd {
     }
 
     fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let input: ExecuteCmdInput = parse_args(tn::EXECUTE_CMD, args)?;
-            let timeout = validate(&input)?;
-            let dir = working_dir(input.workdir.as_deref()).await?;
-            run::run_shell(&input.command, &dir, timeout, self.use_cgroup).await
-        })
+        Box::pin(self.shell(args, None))
+    }
+
+    /// Streams the output to the card as it is produced.
+    fn run<'a>(&'a self, args: Value) -> Box<dyn ToolExecution + 'a> {
+        Box::new(SimpleExecution::with_progress(move |progress| {
+            Box::pin(self.shell(args, Some(progress)))
+        }))
     }
 
     fn check_args(&self, args: &Value) -> Result<(), ToolError> {

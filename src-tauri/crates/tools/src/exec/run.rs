@@ -21,7 +21,7 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use skald_core_api::{ToolError, ToolResult};
+use skald_core_api::{ProgressReporter, ToolError, ToolResult};
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStdout;
 use tokio::time::Instant;
@@ -54,6 +54,7 @@ pub(crate) async fn run_shell(
     dir: &Path,
     timeout: Duration,
     use_cgroup: bool,
+    progress: Option<ProgressReporter>,
 ) -> ToolResult {
     tracing::info!(
         command = %command,
@@ -107,12 +108,19 @@ pub(crate) async fn run_shell(
             r = reader.read(&mut buf), if !eof => match r {
                 Ok(0) | Err(_) => {
                     eof = true;
-                    out.push(&start_line.flush());
+                    let rest = start_line.flush();
+                    if let Some(p) = &progress {
+                        p.output(&rest);
+                    }
+                    out.push(&rest);
                 }
                 Ok(n) => {
                     let (report, rest) = start_line.feed(&buf[..n]);
                     if let (Some(s), Some(tree)) = (report, guard.get_mut()) {
                         tree.started(s.in_cgroup, s.watchdog);
+                    }
+                    if let Some(p) = &progress {
+                        p.output(&rest);
                     }
                     out.push(&rest);
                 }
