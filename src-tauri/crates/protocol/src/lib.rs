@@ -13,6 +13,7 @@ mod error;
 mod rules;
 mod session;
 mod settings;
+mod tasks;
 mod tools;
 mod viewer;
 
@@ -31,6 +32,7 @@ pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
     ReasoningSetting,
 };
+pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
 pub use viewer::{
     LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,

@@ -20,3 +20,4 @@ mod resume;
 mod snapshots;
 mod stop;
 mod subagents;
+mod tasks;
