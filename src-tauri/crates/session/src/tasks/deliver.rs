@@ -90,7 +90,8 @@ impl ChatSessionHandler {
         loop {
             match self.claim(&target) {
                 Ok(slot) => {
-                    let mut wrote = 0;
+                    let mut wrote = Vec::new();
+                    let mut model = super::run::job_model(&job).map(str::to_string);
                     for waiting in jobs.undelivered_runs().await? {
                         let Some(j) = jobs.get(waiting.job_id).await? else {
                             continue;
@@ -98,14 +99,18 @@ impl ChatSessionHandler {
                         if self.report_target(&j).await?.as_deref() != Some(target.as_str()) {
                             continue;
                         }
-                        self.write_completion(&target, &j, &waiting).await?;
+                        if let Some(w) = self.write_completion(&target, &j, &waiting).await? {
+                            wrote.push(w);
+                        }
+                        if model.is_none() {
+                            model = super::run::job_model(&j).map(str::to_string);
+                        }
                         jobs.mark_delivered(waiting.id).await?;
-                        wrote += 1;
                     }
-                    if wrote == 0 {
+                    if wrote.is_empty() {
                         return Ok(());
                     }
-                    let prepared = match self.prepare(&target, None).await {
+                    let prepared = match self.prepare(&target, model.as_deref()).await {
                         Ok(p) => p,
                         Err(e) => {
                             // No provider now: the result is in the
@@ -118,6 +123,15 @@ impl ChatSessionHandler {
                     turn.emit(SessionEvent::TurnStarted {
                         session_id: target.clone(),
                     });
+                    // The delivered calls' cards, as if they had just run.
+                    for (id, args, result) in wrote {
+                        crate::calls::emit_start(&turn, &id, tn::TASK_COMPLETED, args);
+                        turn.emit(SessionEvent::ToolDone {
+                            session_id: target.clone(),
+                            tool_call_id: id,
+                            result,
+                        });
+                    }
                     store
                         .stack()
                         .set_status(prepared.frame.id, FrameStatus::Active)
@@ -134,28 +148,29 @@ impl ChatSessionHandler {
         }
     }
 
-    /// Appends the completed `task_completed` call reporting `run`.
+    /// Appends the completed `task_completed` call reporting `run`:
+    /// `(id, arguments, result)`, or `None` when it was written before.
     async fn write_completion(
         &self,
         target: &str,
         job: &JobRow,
         run: &JobRunRow,
-    ) -> Result<(), SessionError> {
+    ) -> Result<Option<(String, Value, String)>, SessionError> {
         let store = &self.inner.store;
         let id = completion_call_id(run.id);
         if store.tool_calls().get(&id).await?.is_some() {
-            return Ok(());
+            return Ok(None);
         }
         let session = self.session_row(target).await?;
         let frame = root_frame(store, &session).await?;
-        let arguments = json!({
+        let args = json!({
             "task_id": job.id,
             "run_id": run.id,
             "mode": job.extras.kind.as_str(),
             "agent_id": job.agent_id,
             "title": job.name,
-        })
-        .to_string();
+        });
+        let arguments = args.to_string();
         let call = ToolCall {
             id: id.clone(),
             name: tn::TASK_COMPLETED.to_string(),
@@ -194,11 +209,11 @@ impl ChatSessionHandler {
                 session_id: target.to_string(),
                 stack_id: Some(frame.id),
                 role: Role::Tool,
-                content: result,
+                content: result.clone(),
                 tool_calls: None,
-                tool_call_id: Some(id),
+                tool_call_id: Some(id.clone()),
             })
             .await?;
-        Ok(())
+        Ok(Some((id, args, result)))
     }
 }

@@ -188,7 +188,7 @@ impl ChatSessionHandler {
         };
 
         let outcome = async {
-            let prepared = self.prepare(&sid, None).await?;
+            let prepared = self.prepare(&sid, job_model(job)).await?;
             let turn = self.turn(&prepared, &NullSink);
             turn.emit(SessionEvent::TurnStarted {
                 session_id: sid.clone(),
@@ -407,6 +407,14 @@ impl ChatSessionHandler {
             }
         });
     }
+}
+
+/// The model the task's starter asked (its runs and endings ask it too).
+pub(crate) fn job_model(job: &JobRow) -> Option<&str> {
+    job.run_context
+        .as_ref()
+        .and_then(|rc| rc.get("model"))
+        .and_then(Value::as_str)
 }
 
 /// The run's last words: the background session's latest non-empty

@@ -64,6 +64,11 @@ pub(crate) async fn start_from_call(
     if rc.get("permissionGroup").is_none() {
         rc["permissionGroup"] = json!(t.session.permission_group);
     }
+    // Its runs ask the model this turn asks (and so does the turn that
+    // reads their endings), not whatever the default is then.
+    if let Some(m) = t.model {
+        rc["model"] = json!(m.model);
+    }
     let tz = t.inner.tasks.time_zone();
     let mut extras = JobExtras {
         kind: JobKind::Async,
