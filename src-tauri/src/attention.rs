@@ -98,3 +98,30 @@ fn update_tray(app: &tauri::AppHandle, waiting: usize) {
     // The title shows next to the icon where the platform supports it (a badge).
     let _ = tray.set_title((waiting > 0).then(|| waiting.to_string()));
 }
+
+/// The "background task ended" hook: a system notification when an async
+/// task or a cron run ends while the window is hidden (the window itself
+/// hears `TaskEnded` on the session bus). Named for the shared "attention
+/// when hidden" helper to take over once there is one.
+pub fn on_task_ended(app: tauri::AppHandle, sessions: &skald_session::ChatSessionHandler) {
+    sessions.on_task_ended(std::sync::Arc::new(move |ended| {
+        let hidden = app
+            .get_webview_window("main")
+            .and_then(|w| w.is_visible().ok())
+            .is_some_and(|visible| !visible);
+        if !hidden {
+            return;
+        }
+        let icon = if ended.kind == "cron" { "📅" } else { "🚀" };
+        let body = format!("{icon} {} — {}", ended.title, ended.status);
+        if let Err(e) = app
+            .notification()
+            .builder()
+            .title("Skald: background task ended")
+            .body(body)
+            .show()
+        {
+            tracing::debug!(error = %e, "notification not shown");
+        }
+    }));
+}

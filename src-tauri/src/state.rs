@@ -104,6 +104,13 @@ impl AppState {
         tauri::async_runtime::spawn(async move { sessions.run_notifications(NullSink).await });
     }
 
+    /// The one scheduler (if no other process holds its lease) and the
+    /// recovery of task runs a crash ended, for the app's life.
+    pub fn run_tasks(&self) {
+        let sessions = self.sessions.clone();
+        tauri::async_runtime::spawn(async move { sessions.run_scheduler().await });
+    }
+
     /// Restarts the app once the `restart` tool has asked for it — after its
     /// `chat_llm_tools` row is marked done, so the restarted app does not see
     /// an interrupted restart and run it again.
