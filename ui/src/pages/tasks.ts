@@ -55,7 +55,8 @@ function taskRow(t: TaskView, act: (what: () => Promise<unknown>) => void, deps:
   const run = t.lastRun;
   if (run) {
     const when = run.finishedAt != null ? `ended ${localTime(run.finishedAt)}` : `started ${localTime(run.startedAt)}`;
-    details.push(el("span", { class: `task-outcome outcome-${run.status}`, "data-testid": "task-outcome" }, ` · ${run.status} · ${when}`));
+    const sep = details.length ? " · " : "";
+    details.push(el("span", { class: `task-outcome outcome-${run.status}`, "data-testid": "task-outcome" }, `${sep}${run.status} · ${when}`));
     if (run.sessionId) {
       details.push(" · ", el("a", { href: `#/chat/${run.sessionId}`, "data-testid": "task-transcript" }, "transcript"));
     }
