@@ -580,3 +580,62 @@ async fn fifty_async_tasks_and_cron_ticks_end_consistent() {
     let history = e.store.history().list_for_session(&sid).await.unwrap();
     assert!(history.iter().all(|m| m.role != Role::System));
 }
+
+#[tokio::test]
+async fn toggle_item_and_delete_cron_job_change_a_cron_job_through_the_model() {
+    let clock = FakeClock::at(utc("2026-06-01T10:00:00Z"));
+    let c = clock.clone();
+    let e = env_with(
+        &[("worker", "task")],
+        vec![(
+            "main",
+            vec![
+                cron_task("c1", "worker", "Backups", "30 6 * * 1"),
+                call(
+                    "t1",
+                    "toggle_item",
+                    json!({"kind": "cron", "name": "Backups", "enabled": false}),
+                ),
+                call(
+                    "t2",
+                    "toggle_item",
+                    json!({"kind": "cron", "name": "1", "enabled": true}),
+                ),
+                call(
+                    "t3",
+                    "toggle_item",
+                    json!({"kind": "cron", "name": "nope", "enabled": true}),
+                ),
+                call("d1", "delete_cron_job", json!({"task_id": 1})),
+                answer("Done."),
+            ],
+        )],
+        HandlerConfig::default(),
+        move |h| h.with_clock(Arc::new(c)).with_time_zone("America/New_York"),
+    )
+    .await;
+    let sid = e.session().await;
+    e.handler.send_message(&sid, "go", NullSink).await.unwrap();
+    let main = e.requests("main");
+    let r = |n: usize| results(&main[n])[0].clone();
+    let scheduled: Value = serde_json::from_str(&r(1)).unwrap();
+    // It is Monday 06:00 in New York (EDT, -4): today's 06:30 is 10:30 UTC.
+    assert_eq!(scheduled["next_run_at"], "2026-06-01T10:30:00Z");
+    assert_eq!(scheduled["time_zone"], "America/New_York");
+    assert_eq!(r(2), "Cron job 1 disabled.");
+    assert_eq!(r(3), "Cron job 1 enabled; next run 2026-06-01 06:30 EDT.");
+    assert!(r(4).contains("no cron job `nope`"), "{}", r(4));
+    assert_eq!(r(5), "Cron job 1 deleted.");
+    assert!(e.store.jobs().list().await.unwrap().is_empty());
+    let labels: Vec<String> = e
+        .handler
+        .history(&sid)
+        .await
+        .unwrap()
+        .iter()
+        .flat_map(|m| m.tool_calls.iter().map(|c| c.label_short.clone()))
+        .collect();
+    assert_eq!(labels[0], "execute_task 📅 → worker: Backups");
+    assert_eq!(labels[1], "toggle_item cron Backups off");
+    assert_eq!(labels[4], "delete_cron_job 📅 1");
+}
