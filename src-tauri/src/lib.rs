@@ -77,6 +77,8 @@ pub fn run() {
             state.watch_restart(app.handle().clone());
             state.resume_in_background(app.handle().clone());
             state.deliver_notifications();
+            state.run_tasks();
+            attention::on_task_ended(app.handle().clone(), &state.sessions);
             attention::watch(
                 app.handle().clone(),
                 state.store.clone(),
@@ -115,6 +117,12 @@ pub fn run() {
             }
         })
         .invoke_handler(tauri::generate_handler![
+            commands::tasks::list_tasks,
+            commands::tasks::get_task,
+            commands::tasks::stop_task,
+            commands::tasks::run_task_now,
+            commands::tasks::set_task_enabled,
+            commands::tasks::delete_task,
             commands::tools::list_tools,
             commands::app::app_info,
             commands::app::hide_window,

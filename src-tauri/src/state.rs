@@ -67,7 +67,8 @@ impl AppState {
         .with_gate(Arc::new(approvals.clone()))
         .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
         .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
-        .with_interface_tools(config_tools_factory(&mcp, &store));
+        .with_interface_tools(config_tools_factory(&mcp, &store))
+        .with_items(skald_mcp::items(mcp.clone(), store.clone()));
         Ok(Self {
             catalog,
             store,
@@ -108,6 +109,13 @@ impl AppState {
     pub fn deliver_notifications(&self) {
         let sessions = self.sessions.clone();
         tauri::async_runtime::spawn(async move { sessions.run_notifications(NullSink).await });
+    }
+
+    /// The one scheduler (if no other process holds its lease) and the
+    /// recovery of task runs a crash ended, for the app's life.
+    pub fn run_tasks(&self) {
+        let sessions = self.sessions.clone();
+        tauri::async_runtime::spawn(async move { sessions.run_scheduler().await });
     }
 
     /// Restarts the app once the `restart` tool has asked for it — after its
@@ -176,8 +184,7 @@ async fn restart_row_open(store: &Store) -> bool {
     }
 }
 
-/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
-/// `list_items`) for every frame.
+/// The MCP management tools (`register_mcp`, `delete_mcp`) for every frame.
 fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
     let (mcp, store) = (mcp.clone(), store.clone());
     Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))

@@ -7,8 +7,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** What `GET /v1/models` lists. */
 export const MOCK_MODELS = ["mock-small", "mock-large"];
 
-/** `script` is a list of responses; each is a list of chunk objects (or strings for text deltas). */
-export async function startMockOpenAI(script) {
+/** `script` is a list of responses; each is a list of chunk objects (or strings for text deltas).
+ *  `routes` (optional): `[{ match: (request) => boolean, turn }]` — a request one matches gets
+ *  that turn (once) instead of the next scripted one, whatever its place among concurrent
+ *  requests (agents running side by side). */
+export async function startMockOpenAI(script, { routes = [] } = {}) {
+  const unrouted = [];
   const requests = [];
   const times = []; // when each request arrived (Date.now())
   const pids = []; // which local process sent it (Linux), or null
@@ -30,7 +34,15 @@ export async function startMockOpenAI(script) {
     requests.push(parsed);
     times.push(Date.now());
     pids.push(peerPid(req.socket.remotePort));
-    const turn = script[requests.length - 1];
+    const route = routes.find((r) => !r.used && r.match(parsed));
+    let turn;
+    if (route) {
+      route.used = true;
+      turn = route.turn;
+    } else {
+      unrouted.push(parsed);
+      turn = script[unrouted.length - 1];
+    }
     if (!turn) {
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "mock script exhausted" } }));

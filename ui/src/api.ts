@@ -26,6 +26,8 @@ import type {
   SessionEvent,
   SessionSearchHit,
   SessionSummary,
+  TaskDetailView,
+  TaskView,
   TurnOutcome,
   LatexView,
   PdfFindHit,
@@ -364,4 +366,29 @@ export function errorMessage(e: unknown): string {
     return String((e as IpcError).message);
   }
   return String(e);
+}
+
+// Background tasks (execute_task async) and cron jobs.
+export function listTasks(): Promise<TaskView[]> {
+  return invoke("list_tasks");
+}
+
+export function getTask(id: number): Promise<TaskDetailView> {
+  return invoke("get_task", { id });
+}
+
+export function stopTask(id: number): Promise<boolean> {
+  return invoke("stop_task", { id });
+}
+
+export function runTaskNow(id: number): Promise<number | null> {
+  return invoke("run_task_now", { id });
+}
+
+export function setTaskEnabled(id: number, enabled: boolean): Promise<TaskView> {
+  return invoke("set_task_enabled", { id, enabled });
+}
+
+export function deleteTask(id: number): Promise<boolean> {
+  return invoke("delete_task", { id });
 }

@@ -189,7 +189,63 @@ frameId: number, agentId: string,
 /**
  * 1 for a sub-agent of the root agent.
  */
-depth: number, parentCallId: string, event: SessionEvent, };
+depth: number, parentCallId: string, event: SessionEvent, } | { "type": "taskEnded", sessionId: string, taskId: number, runId: number, title: string, 
+/**
+ * `done`, `failed`, `cancelled` or `interrupted`.
+ */
+status: string, } | { "type": "tasksChanged", sessionId: string, };
+
+export type TaskRunView = { id: number, taskId: number, 
+/**
+ * `running`, `done`, `failed`, `cancelled` or `interrupted`.
+ */
+status: string, 
+/**
+ * `schedule`, `missed`, `manual` or `async`.
+ */
+trigger: string, startedAt: number, finishedAt: number | null, 
+/**
+ * The background session: its transcript.
+ */
+sessionId: string | null, error: string | null, output: string | null, };
+
+export type TaskView = { id: number, 
+/**
+ * `cron` or `async`.
+ */
+kind: string, title: string, description: string | null, agentId: string, prompt: string, 
+/**
+ * Where its state stands: `running`, `scheduled`, `disabled`, or the
+ * outcome of an async task's run (`done`, `failed`, `cancelled`,
+ * `interrupted`).
+ */
+state: string, enabled: boolean, 
+/**
+ * The cron expression.
+ */
+cron: string | null, 
+/**
+ * The expression in words.
+ */
+cronWords: string | null, 
+/**
+ * The IANA time zone the expression is evaluated in.
+ */
+timeZone: string | null, 
+/**
+ * Unix milliseconds (UTC).
+ */
+nextRunAt: number | null, 
+/**
+ * The conversation an async task reports to.
+ */
+parentSessionId: string | null, 
+/**
+ * The latest run.
+ */
+lastRun: TaskRunView | null, };
+
+export type TaskDetailView = { task: TaskView, runs: Array<TaskRunView>, };
 
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 

@@ -4,6 +4,7 @@ import { el, hasUserInput } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
 import { mountRules } from "./pages/rules";
+import { disposeTasks, mountTasks } from "./pages/tasks";
 import { mountSettings } from "./pages/settings";
 import { renderToolsPage } from "./pages/tools";
 import { disposeViewer, mountViewer, type ViewerOptions } from "./pages/viewer";
@@ -57,12 +58,15 @@ async function route(): Promise<void> {
     a.classList.toggle("active", a.dataset.route === name);
   }
   disposeViewer();
+  disposeTasks();
   try {
     switch (name) {
       case "tools":
         return await showTools();
       case "inbox":
         return await mountInbox(page);
+      case "tasks":
+        return await mountTasks(page);
       case "permissions":
         return await mountRules(page, arg ?? "default");
       case "settings":

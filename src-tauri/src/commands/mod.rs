@@ -7,5 +7,6 @@ pub mod companion;
 pub mod rules;
 pub mod session_settings;
 pub mod settings;
+pub mod tasks;
 pub mod tools;
 pub mod viewer;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use skald_mcp::{McpManager, McpSource};
-use skald_protocol::TurnOutcome;
+use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::{
     ActivateTools, AgentDirs, ApprovalManager, ChatSessionHandler, DefaultProviderResolver,
     SessionError, SessionParams, ToolGroup, TurnOptions,
@@ -103,7 +103,8 @@ impl Host {
             .with_gate(Arc::new(approvals.clone()))
             .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
             .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
-            .with_interface_tools(config_tools_factory(&mcp, &store));
+            .with_interface_tools(config_tools_factory(&mcp, &store))
+            .with_items(skald_mcp::items(mcp.clone(), store.clone()));
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
@@ -140,7 +141,12 @@ fn stop_on_ctrl_c(handler: &ChatSessionHandler, session_id: &str) -> tokio::task
     let mut stop = crate::stop_signals();
     tokio::spawn(async move {
         while stop.recv().await.is_some() {
-            if h.stop(&id) {
+            // The turn and the background tasks it started here.
+            let mut stopped = h.stop(&id);
+            for (_, task_session) in h.runs_here() {
+                stopped |= h.stop(&task_session);
+            }
+            if stopped {
                 eprintln!("skald: stopping…");
             }
         }
@@ -211,14 +217,55 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     let ctrl_c = stop_on_ctrl_c(h, &session_id);
     let questions = crate::companion::ask_on_terminal(h, &session_id);
     let sink = ApprovingSink::new(args.approve, host.approvals.clone());
-    let result = h
-        .send_message_with(
-            &session_id,
-            &args.prompt,
-            TurnOptions { model: args.model },
-            &sink,
-        )
-        .await;
+    // Background tasks this turn starts run in this process: their
+    // approvals are answered as this turn's are, and once the turn is over
+    // their endings — and the turn each resumes here — are shown as they
+    // come.
+    let following = std::sync::atomic::AtomicBool::new(false);
+    let mut bus = h.subscribe_all();
+    let forward = async {
+        loop {
+            match bus.recv().await {
+                Ok(event) => {
+                    let ours = skald_session::session_of(&event) == session_id;
+                    let approval = matches!(event, SessionEvent::ApprovalRequired { .. });
+                    if (ours && following.load(std::sync::atomic::Ordering::SeqCst))
+                        || (!ours && approval)
+                    {
+                        skald_session::EventSink::emit(&sink, event);
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    std::future::pending::<()>().await;
+                }
+            }
+        }
+    };
+    let work = async {
+        let result = h
+            .send_message_with(
+                &session_id,
+                &args.prompt,
+                TurnOptions { model: args.model },
+                &sink,
+            )
+            .await;
+        if h.tasks_in_flight() > 0 {
+            following.store(true, std::sync::atomic::Ordering::SeqCst);
+            sink.print.end_line();
+            eprintln!(
+                "skald: waiting for {} background task(s); Ctrl-C stops them",
+                h.runs_here().len()
+            );
+            h.wait_tasks_idle().await;
+        }
+        result
+    };
+    let result = tokio::select! {
+        r = work => r,
+        () = forward => Err(SessionError::InvalidInput("the event bus closed".into())),
+    };
     ctrl_c.abort();
     questions.abort();
     sink.print.end_line();
@@ -258,6 +305,14 @@ pub async fn resume(data_dir: &Path, model: Option<String>, approve: ApproveMode
     // or it would wait for an answer no other process can give.
     let sink = ApprovingSink::new(approve, host.approvals.clone());
     let result = host.handler.resume_all(model.as_deref(), &sink).await;
+    // Background runs a crash ended are reported interrupted (never re-run)
+    // and delivered to their conversations before we exit.
+    match host.handler.recover_tasks().await {
+        Ok(0) => {}
+        Ok(n) => eprintln!("skald: {n} background task run(s) interrupted by a crash, reported"),
+        Err(e) => eprintln!("skald: recovering background tasks failed: {e}"),
+    }
+    host.handler.wait_tasks_idle().await;
     sink.print.end_line();
     host.close().await;
     match result {
@@ -333,8 +388,7 @@ pub async fn sessions(data_dir: &Path, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The MCP management tools (`register_mcp`, `delete_mcp`, `toggle_item`,
-/// `list_items`) for every frame.
+/// The MCP management tools (`register_mcp`, `delete_mcp`) for every frame.
 fn config_tools_factory(mcp: &McpManager, store: &Store) -> Arc<dyn InterfaceTools> {
     let (mcp, store) = (mcp.clone(), store.clone());
     Arc::new(move |_: &FrameContext| skald_mcp::config_tools(mcp.clone(), store.clone()))

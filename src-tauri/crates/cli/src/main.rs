@@ -17,6 +17,7 @@ mod companion;
 mod mcp;
 mod models;
 mod print;
+mod tasks;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -145,6 +146,17 @@ enum Command {
     Models {
         #[command(subcommand)]
         command: Option<ModelsCommand>,
+    },
+    /// Background tasks (`execute_task` async) and cron jobs: `list`
+    /// (default), `show ID`, `stop ID`.
+    Tasks {
+        #[command(subcommand)]
+        command: Option<tasks::TasksCommand>,
+    },
+    /// Cron jobs: `list` (default), `run ID`.
+    Cron {
+        #[command(subcommand)]
+        command: Option<tasks::CronCommand>,
     },
     /// Finish what a crash interrupted: settle unfinished tool calls (re-run
     /// the re-runnable ones) and answer turns that were cut short.
@@ -351,6 +363,14 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {
             Ok(dir) => chat::sessions(&dir, json).await,
+            Err(code) => code,
+        },
+        Command::Tasks { command } => match data_dir(cli.data_dir) {
+            Ok(dir) => tasks::tasks(&dir, command).await,
+            Err(code) => code,
+        },
+        Command::Cron { command } => match data_dir(cli.data_dir) {
+            Ok(dir) => tasks::cron(&dir, command).await,
             Err(code) => code,
         },
         Command::Resume { model, approve } => match data_dir(cli.data_dir) {

@@ -361,7 +361,10 @@ impl PrintSink {
                 event,
                 ..
             } => self.nested(&agent_id, depth, *event),
-            SessionEvent::TurnStarted { .. } | SessionEvent::OpenFile { .. } => {}
+            SessionEvent::TurnStarted { .. }
+            | SessionEvent::OpenFile { .. }
+            | SessionEvent::TaskEnded { .. }
+            | SessionEvent::TasksChanged { .. } => {}
         }
     }
 }

@@ -1,7 +1,7 @@
-//! The agent's MCP management tools: `register_mcp`, `delete_mcp` and
-//! `toggle_item(kind=mcp)` (Config: offered once the `config` group is
-//! activated, like every Config tool) and `list_items(type=mcp)`
-//! (Introspection: always offered). They change the store and the running
+//! The agent's MCP management tools: `register_mcp`, `delete_mcp`
+//! (Config: offered once the `config` group is activated, like every Config
+//! tool), and MCP servers as an [`ItemSource`] of the session's one
+//! `list_items(type=mcp)` and `toggle_item(kind=mcp)`. They change the store and the running
 //! [`McpManager`] together, so a registered server starts connecting at once.
 
 use std::collections::BTreeMap;
@@ -15,20 +15,17 @@ use skald_core_api::{
     BoxFuture, Tool, ToolCategory, ToolError, ToolResult, ToolTraits, input_schema, parse_args,
 };
 use skald_store::Store;
+use skald_tools::ItemSource;
 use skald_tools::tool_names as tn;
 
 use crate::config::{ServerConfig, Transport};
 use crate::manager::McpManager;
 
-/// The four tools, for a host's `with_interface_tools`.
+/// `register_mcp` and `delete_mcp`, for a host's `with_interface_tools`
+/// (listing and toggling go through [`items`]).
 pub fn config_tools(manager: McpManager, store: Store) -> Vec<Arc<dyn Tool>> {
     let ctx = Ctx { manager, store };
-    vec![
-        Arc::new(Register(ctx.clone())),
-        Arc::new(Delete(ctx.clone())),
-        Arc::new(Toggle(ctx.clone())),
-        Arc::new(ListItems(ctx)),
-    ]
+    vec![Arc::new(Register(ctx.clone())), Arc::new(Delete(ctx))]
 }
 
 #[derive(Clone)]
@@ -176,115 +173,64 @@ impl Tool for Delete {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ToggleInput {
-    /// `mcp` (plugins and cron jobs are not built yet).
-    kind: String,
-    name: String,
-    enabled: bool,
+/// MCP servers as items of `list_items(type=mcp)` and `toggle_item(kind=mcp)`
+/// (the session's one copy of each tool).
+pub fn items(manager: McpManager, store: Store) -> Arc<dyn ItemSource> {
+    Arc::new(McpItems(Ctx { manager, store }))
 }
 
-struct Toggle(Ctx);
+struct McpItems(Ctx);
 
-impl Tool for Toggle {
-    fn name(&self) -> &str {
-        tn::TOGGLE_ITEM
+impl ItemSource for McpItems {
+    fn kind(&self) -> &str {
+        "mcp"
     }
-    fn description(&self) -> &str {
-        "Enables or disables an item; kind `mcp`: an MCP server (a disabled one is disconnected and offers no tools)."
+
+    fn about(&self) -> &str {
+        "the MCP servers with their status, description and tools."
     }
-    fn parameters_schema(&self) -> Value {
-        input_schema::<ToggleInput>()
+
+    fn list(&self) -> BoxFuture<'_, Result<Value, String>> {
+        let m = &self.0.manager;
+        let items: Vec<Value> = m
+            .names()
+            .into_iter()
+            .filter_map(|n| m.config(&n))
+            .map(|c| {
+                let tools: Vec<String> = m.tools(&c.name).into_iter().map(|t| t.0).collect();
+                json!({
+                    "name": c.name,
+                    "transport": c.transport.kind(),
+                    "enabled": c.enabled,
+                    "status": m.status(&c.name).map(|s| s.label()),
+                    "description": c.description,
+                    "tools": tools,
+                })
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(Value::Array(items))))
     }
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        parse_args::<ToggleInput>(self.name(), args.clone()).map(|_| ())
+
+    fn toggles(&self) -> bool {
+        true
     }
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
+
+    fn toggle<'a>(&'a self, name: &'a str, enabled: bool) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let i = parse_args::<ToggleInput>(self.name(), args)?;
-            if i.kind != "mcp" {
-                return Err(ToolError::failed(format!(
-                    "kind `{}` cannot be toggled yet; only `mcp`",
-                    i.kind
-                )));
-            }
             let repo = self.0.store.mcp_servers();
-            let Some(row) = repo.get(&i.name).await.map_err(failed)? else {
-                return Err(ToolError::failed(format!(
-                    "no MCP server named `{}`",
-                    i.name
-                )));
+            let Some(row) = repo.get(name).await.map_err(|e| e.to_string())? else {
+                return Err(format!("no MCP server named `{name}`"));
             };
-            repo.set_enabled(&i.name, i.enabled).await.map_err(failed)?;
-            let mut c = ServerConfig::from_row(&row).map_err(failed)?;
-            c.enabled = i.enabled;
+            repo.set_enabled(name, enabled)
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut c = ServerConfig::from_row(&row).map_err(|e| e.to_string())?;
+            c.enabled = enabled;
             self.0.manager.put(c);
             Ok(format!(
-                "MCP server `{}` {}.",
-                i.name,
-                if i.enabled { "enabled" } else { "disabled" }
+                "MCP server `{name}` {}.",
+                if enabled { "enabled" } else { "disabled" }
             ))
         })
-    }
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Config
-    }
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ListInput {
-    /// `mcp` (plugins, cron and agents are not built yet).
-    #[serde(rename = "type")]
-    kind: String,
-}
-
-struct ListItems(Ctx);
-
-impl Tool for ListItems {
-    fn name(&self) -> &str {
-        tn::LIST_ITEMS
-    }
-    fn description(&self) -> &str {
-        "Lists items of a type; type `mcp`: the MCP servers with their status, description and tools."
-    }
-    fn parameters_schema(&self) -> Value {
-        input_schema::<ListInput>()
-    }
-    fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        parse_args::<ListInput>(self.name(), args.clone()).map(|_| ())
-    }
-    fn execute_async<'a>(&'a self, args: Value) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let i = parse_args::<ListInput>(self.name(), args)?;
-            if i.kind != "mcp" {
-                return Err(ToolError::failed(format!(
-                    "type `{}` cannot be listed yet; only `mcp`",
-                    i.kind
-                )));
-            }
-            let m = &self.0.manager;
-            let items: Vec<Value> = m
-                .names()
-                .into_iter()
-                .filter_map(|n| m.config(&n))
-                .map(|c| {
-                    let tools: Vec<String> = m.tools(&c.name).into_iter().map(|t| t.0).collect();
-                    json!({
-                        "name": c.name,
-                        "transport": c.transport.kind(),
-                        "enabled": c.enabled,
-                        "status": m.status(&c.name).map(|s| s.label()),
-                        "description": c.description,
-                        "tools": tools,
-                    })
-                })
-                .collect();
-            serde_json::to_string_pretty(&items).map_err(failed)
-        })
-    }
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Introspection
     }
 }

@@ -17,7 +17,7 @@ mod tool;
 
 pub use client::{STDERR_TAIL_LINES, fill_secrets, secret_names};
 pub use config::{DEFAULT_TIMEOUT, ServerConfig, Transport, validate_name};
-pub use config_tools::config_tools;
+pub use config_tools::{config_tools, items};
 pub use error::McpError;
 pub use import::{ImportReport, parse_import};
 pub use manager::{FIRST_BACKOFF, MAX_BACKOFF, McpManager, ServerStatus};

@@ -243,7 +243,14 @@ async fn the_config_tools_register_toggle_list_and_delete_a_server() {
     let store = skald_store::Store::open(&dir.path().join("data"))
         .await
         .unwrap();
-    let tools = skald_mcp::config_tools(m.clone(), store.clone());
+    let mut tools = skald_mcp::config_tools(m.clone(), store.clone());
+    let items = skald_mcp::items(m.clone(), store.clone());
+    tools.push(std::sync::Arc::new(skald_tools::ListItems::new(vec![
+        items.clone(),
+    ])));
+    tools.push(std::sync::Arc::new(skald_tools::ToggleItem::new(vec![
+        items,
+    ])));
     let tool = |n: &str| tools.iter().find(|t| t.name() == n).unwrap().clone();
     let script = common::script("misbehave.mjs");
     let out = tool("register_mcp")
@@ -268,10 +275,10 @@ async fn the_config_tools_register_toggle_list_and_delete_a_server() {
         .await
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&listed).unwrap();
-    assert_eq!(v[0]["status"], "ready");
-    assert_eq!(v[0]["description"], "made by the agent");
+    assert_eq!(v["mcp"][0]["status"], "ready");
+    assert_eq!(v["mcp"][0]["description"], "made by the agent");
     assert!(
-        v[0]["tools"]
+        v["mcp"][0]["tools"]
             .as_array()
             .unwrap()
             .iter()

@@ -17,6 +17,7 @@ use crate::{
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
+use crate::{TaskDetailView, TaskRunView, TaskView};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -52,6 +53,9 @@ pub fn typescript() -> String {
         decl::<PendingApprovalView>(&cfg),
         decl::<ApprovalResolution>(&cfg),
         decl::<SessionEvent>(&cfg),
+        decl::<TaskRunView>(&cfg),
+        decl::<TaskView>(&cfg),
+        decl::<TaskDetailView>(&cfg),
         decl::<ProviderKindView>(&cfg),
         decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),

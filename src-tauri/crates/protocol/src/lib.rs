@@ -14,6 +14,7 @@ mod error;
 mod rules;
 mod session;
 mod settings;
+mod tasks;
 mod tools;
 mod viewer;
 
@@ -33,6 +34,7 @@ pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
     ReasoningSetting,
 };
+pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
 pub use viewer::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,

@@ -242,4 +242,20 @@ pub enum SessionEvent {
         parent_call_id: String,
         event: Box<SessionEvent>,
     },
+    /// A background task's run (async or cron) ended; `session_id` is the
+    /// conversation it reports to (the parent, or Home for cron).
+    TaskEnded {
+        session_id: String,
+        #[ts(type = "number")]
+        task_id: i64,
+        #[ts(type = "number")]
+        run_id: i64,
+        title: String,
+        /// `done`, `failed`, `cancelled` or `interrupted`.
+        status: String,
+    },
+    /// A task was started, scheduled, changed or deleted (the Tasks view refreshes).
+    TasksChanged {
+        session_id: String,
+    },
 }

@@ -109,7 +109,9 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::OpenFile { session_id, .. }
         | SessionEvent::Usage { session_id, .. }
         | SessionEvent::TurnEnded { session_id, .. }
-        | SessionEvent::SubAgent { session_id, .. } => session_id,
+        | SessionEvent::SubAgent { session_id, .. }
+        | SessionEvent::TaskEnded { session_id, .. }
+        | SessionEvent::TasksChanged { session_id } => session_id,
     }
 }
 

@@ -81,7 +81,18 @@ pub(crate) async fn run_call(
 /// Calls that may run side by side (sync sub-agents): every row and card
 /// first, in order; then at most `max_parallel_tasks` at once; then every
 /// result recorded in call order, whichever finished first.
-pub(crate) async fn run_calls_together(
+pub(crate) fn run_calls_together<'a>(
+    t: &'a Turn<'a>,
+    message_id: i64,
+    calls: &'a [ToolCall],
+    cancel: CancellationToken,
+) -> BoxFuture<'a, Result<(), SessionError>> {
+    // Boxed: a call may start a background task whose turn runs calls
+    // again (a recursive future).
+    Box::pin(run_calls_together_inner(t, message_id, calls, cancel))
+}
+
+async fn run_calls_together_inner(
     t: &Turn<'_>,
     message_id: i64,
     calls: &[ToolCall],
@@ -317,6 +328,11 @@ pub(crate) async fn execute(
     // Stop, its crash resume belong to the session), not as a bare execution.
     if crate::subagent::is_sync_task(name, &gate_call.arguments) {
         return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
+    }
+    // An async task or cron job starts in the background; the call's result
+    // is its id at once.
+    if crate::subagent::is_background_task(name, &gate_call.arguments) {
+        return crate::tasks::start_from_call(t, id, gate_call.arguments).await;
     }
     Ok(run_tool(t, id, name, gate_call.arguments, cancel).await)
 }

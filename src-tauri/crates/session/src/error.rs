@@ -107,6 +107,14 @@ pub enum SessionError {
     #[error("{0}")]
     InvalidInput(String),
 
+    /// No task (async task or cron job) has this id.
+    #[error("no task {0}")]
+    TaskNotFound(i64),
+
+    /// A task could not start or be changed (a bad cron expression, ...).
+    #[error("{0}")]
+    Task(String),
+
     /// The session's working directory is unusable.
     #[error("working directory {}: {reason}", .path.display())]
     WorkingDir {
@@ -124,12 +132,14 @@ impl SessionError {
             SessionError::SessionNotFound(_)
             | SessionError::AgentNotFound { .. }
             | SessionError::NoPendingApproval(_)
-            | SessionError::NoPendingQuestion(_) => ErrorCode::NotFound,
+            | SessionError::NoPendingQuestion(_)
+            | SessionError::TaskNotFound(_) => ErrorCode::NotFound,
             SessionError::InvalidScratchpad(_) => ErrorCode::InvalidInput,
             SessionError::Busy(_)
             | SessionError::BusyElsewhere(_)
             | SessionError::NoProvider(_)
             | SessionError::InvalidInput(_)
+            | SessionError::Task(_)
             | SessionError::WorkingDir { .. }
             | SessionError::MissingInclude { .. }
             | SessionError::IncludeCycle { .. }

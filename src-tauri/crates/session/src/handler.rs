@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use futures_util::StreamExt;
 use skald_core_api::{BoxFuture, CancellationToken, MAX_LABEL_SHORT, truncate_label};
@@ -15,7 +15,7 @@ use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
     FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
 };
-use skald_tools::{ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
+use skald_tools::{ItemSource, ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
 use crate::agent::DEFAULT_AGENT;
 use crate::agents::{AgentCatalog, AgentDirs};
@@ -88,6 +88,12 @@ pub struct ResumedSession {
 }
 
 pub(crate) struct Inner {
+    /// This handler, for work that outlives a turn (background tasks).
+    pub me: Weak<Inner>,
+    /// Async tasks, cron jobs and the scheduler.
+    pub tasks: Arc<crate::tasks::Tasks>,
+    /// Further kinds of `list_items` / `toggle_item` (MCP servers).
+    pub items: Vec<Arc<dyn ItemSource>>,
     pub store: Store,
     pub registry: Arc<ToolRegistry>,
     pub discovery: ToolDiscovery,
@@ -112,7 +118,10 @@ pub(crate) struct Inner {
 }
 
 /// What a handler is built from.
-struct Parts {
+pub(crate) struct Parts {
+    pub clock: Arc<dyn crate::tasks::Clock>,
+    pub time_zone: String,
+    items: Vec<Arc<dyn ItemSource>>,
     store: Store,
     registry: Arc<ToolRegistry>,
     providers: Arc<dyn ProviderResolver>,
@@ -155,12 +164,44 @@ impl Inner {
         for s in &self.sources {
             set.add_source(s.as_ref());
         }
+        // Background sessions get `execute_subtask` (sync only) instead of
+        // `execute_task`; only interactive ones read (never) agent results.
+        let background = crate::tasks::is_background_session(session.run_context.as_ref());
         set.add(
-            crate::subagent::tool_for(agent_id, depth, self.config.max_task_depth, &self.agents),
+            crate::subagent::tool_for(
+                agent_id,
+                depth,
+                self.config.max_task_depth,
+                &self.agents,
+                background,
+                &self.tasks.time_zone(),
+            ),
+            skald_tools::source::SYNTHETIC,
+        );
+        if !background {
+            set.add(
+                Arc::new(crate::tasks::ReadAgentResult),
+                skald_tools::source::SYNTHETIC,
+            );
+        }
+        let cron: Arc<dyn ItemSource> = Arc::new(crate::tasks::CronItems(self.me.clone()));
+        let mut listed: Vec<Arc<dyn ItemSource>> = vec![
+            Arc::new(crate::tasks::AgentItems(self.agents.clone())),
+            cron.clone(),
+        ];
+        listed.extend(self.items.iter().cloned());
+        let mut toggled = vec![cron];
+        toggled.extend(self.items.iter().filter(|i| i.toggles()).cloned());
+        set.add(
+            Arc::new(skald_tools::ListItems::new(listed)),
             skald_tools::source::SYNTHETIC,
         );
         set.add(
-            Arc::new(crate::list_items::ListItems::new(self.agents.clone())),
+            Arc::new(skald_tools::ToggleItem::new(toggled)),
+            skald_tools::source::SYNTHETIC,
+        );
+        set.add(
+            Arc::new(crate::tasks::DeleteCronJob::new(self.me.clone())),
             skald_tools::source::SYNTHETIC,
         );
         if !self.interface.is_empty() {
@@ -273,6 +314,12 @@ impl ChatSessionHandler {
         self.rebuilt(|i| i.interface.push(tools))
     }
 
+    /// Adds a kind of item to `list_items` (and `toggle_item`, when it
+    /// toggles): MCP servers. Call before sharing the handler.
+    pub fn with_items(self, items: Arc<dyn ItemSource>) -> Self {
+        self.rebuilt(|i| i.items.push(items))
+    }
+
     /// Adds a source every round draws from after the registry (MCP).
     /// Call before sharing the handler.
     pub fn with_tool_source(self, source: Arc<dyn ToolSource>) -> Self {
@@ -280,9 +327,12 @@ impl ChatSessionHandler {
     }
 
     /// A handler with `change` applied to a copy of this one's parts.
-    fn rebuilt(self, change: impl FnOnce(&mut Parts)) -> Self {
+    pub(crate) fn rebuilt(self, change: impl FnOnce(&mut Parts)) -> Self {
         let i = &self.inner;
         let mut parts = Parts {
+            clock: i.tasks.clock.clone(),
+            time_zone: i.tasks.time_zone(),
+            items: i.items.clone(),
             store: i.store.clone(),
             registry: i.registry.clone(),
             providers: i.providers.clone(),
@@ -305,6 +355,9 @@ impl ChatSessionHandler {
         config: HandlerConfig,
     ) -> Self {
         Self::from_parts(Parts {
+            clock: Arc::new(crate::tasks::SystemClock),
+            time_zone: crate::tasks::system_time_zone(),
+            items: Vec::new(),
             store,
             registry,
             providers,
@@ -323,6 +376,9 @@ impl ChatSessionHandler {
 
     fn from_parts(p: Parts) -> Self {
         let Parts {
+            clock,
+            time_zone,
+            items,
             store,
             registry,
             providers,
@@ -342,7 +398,10 @@ impl ChatSessionHandler {
             .find_map(|f| f.notification_queue())
             .unwrap_or_default();
         Self {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|me| Inner {
+                me: me.clone(),
+                tasks: Arc::new(crate::tasks::Tasks::new(clock, time_zone)),
+                items,
                 bus: SessionBus::default(),
                 attention: AttentionHub::default(),
                 questions,
@@ -450,7 +509,7 @@ impl ChatSessionHandler {
         Ok(self.end_turn(&turn, result).await)
     }
 
-    async fn user_turn(
+    pub(crate) async fn user_turn(
         &self,
         turn: &Turn<'_>,
         p: &Prepared,
@@ -589,6 +648,11 @@ impl ChatSessionHandler {
             .collect();
         let mut todo = Vec::new();
         for session in store.sessions().list().await? {
+            // A task's session is the task machinery's: a crash ended its
+            // run, which is reported, never continued (`recover_tasks`).
+            if crate::tasks::is_background_session(session.run_context.as_ref()) {
+                continue;
+            }
             let interrupted = store
                 .stack()
                 .list_for_session(&session.id)

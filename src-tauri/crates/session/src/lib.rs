@@ -27,12 +27,12 @@ mod ids;
 mod inbox;
 mod interface;
 mod known_tools;
-mod list_items;
 pub mod notes;
 mod provider;
 mod resume;
 mod sessions;
 mod subagent;
+pub mod tasks;
 #[cfg(feature = "test-support")]
 pub mod testing;
 mod turn;

@@ -1,4 +1,6 @@
-//! `execute_task` (mode `sync`): an agent hands work to a task agent inline.
+//! `execute_task` (mode `sync`; `async` and `cron` are started by
+//! [`crate::tasks`]) and `execute_subtask` (background sessions, sync
+//! only): an agent hands work to a task agent inline.
 //!
 //! The tool itself ([`ExecuteTask`]) is an InterfaceTool built per frame
 //! with the caller's agent and depth captured, so the set offers it, the
@@ -35,100 +37,209 @@ use crate::turn::{Scope, Turn, run_rounds};
 /// How a task runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum TaskMode {
+pub(crate) enum TaskMode {
     /// The sub-agent works while you wait; its final answer is the result.
     Sync,
+    /// The task runs in the background; its ending arrives later by itself.
+    Async,
+    /// The task runs on a schedule (`cron`); each result goes to Home.
+    Cron,
 }
 
 /// Arguments of `execute_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ExecuteTaskInput {
+pub(crate) struct ExecuteTaskInput {
     /// `sync`: the sub-agent works while you wait and its final answer is
-    /// this call's result. Several sync calls in one message run at the same
-    /// time.
-    #[allow(dead_code)] // only `sync` exists; the schema offers it
-    mode: TaskMode,
+    /// this call's result (several sync calls in one message run at the same
+    /// time). `async`: the task starts in the background and this call
+    /// returns `{task_id, status: "started"}` at once; its result arrives
+    /// later by itself as a `task_completed` result. `cron`: the task runs on
+    /// the schedule given in `cron`; each run's result goes to the person's
+    /// Home conversation.
+    pub mode: TaskMode,
     /// A short title of the task (a few words), shown to the person.
-    title: String,
+    pub title: String,
     /// Everything the sub-agent needs: what to do, where, what is known,
     /// constraints, and what to hand back. It does not see this conversation.
+    pub prompt: String,
+    /// The id of a task agent from the list in your instructions.
+    pub agent_id: String,
+    /// One line on what is delegated, shown on the task's card.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Only with mode `cron`: when to run, five fields (minute hour
+    /// day-of-month month day-of-week), e.g. "0 9 * * 1-5" for 09:00 on
+    /// weekdays, in the person's time zone.
+    #[serde(default)]
+    pub cron: Option<String>,
+}
+
+/// Arguments of `execute_subtask` (background sessions: sync only).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ExecuteSubtaskInput {
+    /// A short title of the sub-task (a few words), shown to the person.
+    #[allow(dead_code)] // read by the sync run (`SyncArgs`)
+    title: String,
+    /// Everything the sub-agent needs; it does not see this conversation.
     prompt: String,
     /// The id of a task agent from the list in your instructions.
     agent_id: String,
-    /// One line on what is delegated, shown on the task's card.
+    /// One line on what is delegated, shown on the card.
     #[serde(default)]
     #[allow(dead_code)] // read from the arguments by the label
     description: Option<String>,
 }
 
-/// The `execute_task` tool of one frame.
+/// What a sync run reads of either tool's arguments.
+#[derive(Debug, Deserialize)]
+struct SyncArgs {
+    title: String,
+    prompt: String,
+    agent_id: String,
+}
+
+/// The `execute_task` (or, in a background session, `execute_subtask`)
+/// tool of one frame.
 pub(crate) struct ExecuteTask {
     caller: String,
     depth: u32,
     max_depth: u32,
     agents: AgentDirs,
+    /// `execute_subtask`: sync only, for background sessions.
+    subtask: bool,
+    /// The person's time zone, named in the description (cron).
+    time_zone: String,
+    description: String,
 }
 
 impl ExecuteTask {
-    pub(crate) fn new(caller: &str, depth: u32, max_depth: u32, agents: AgentDirs) -> Self {
+    pub(crate) fn new(
+        caller: &str,
+        depth: u32,
+        max_depth: u32,
+        agents: AgentDirs,
+        subtask: bool,
+        time_zone: &str,
+    ) -> Self {
+        let description = if subtask {
+            "Delegate a self-contained piece of work to a task agent (the list of task agents is \
+             in your instructions): the sub-agent works with its own tools while you wait, and \
+             its final answer is the result of this call. It does not see this conversation: \
+             put everything it needs into `prompt`."
+                .to_string()
+        } else {
+            format!(
+                "Delegate a self-contained piece of work to a task agent (the list of task agents \
+                 is in your instructions). The sub-agent does not see this conversation: put \
+                 everything it needs into `prompt`. Mode `sync`: it works while you wait and its \
+                 final answer is the result; independent sync tasks given in one message run at \
+                 the same time. Mode `async`: it runs in the background, this call returns \
+                 `{{task_id, status: \"started\"}}` at once, and its result arrives later by \
+                 itself as a `task_completed` result (go on meanwhile; do not poll). Mode `cron`: \
+                 it runs on the schedule in `cron`, five fields evaluated in the person's time \
+                 zone ({time_zone}), e.g. \"0 9 * * 1-5\" for 09:00 on weekdays; every run's \
+                 result goes to the person's Home conversation."
+            )
+        };
         Self {
             caller: caller.to_string(),
             depth,
             max_depth,
             agents,
+            subtask,
+            time_zone: time_zone.to_string(),
+            description,
         }
     }
 }
 
 impl Tool for ExecuteTask {
     fn name(&self) -> &str {
-        tn::EXECUTE_TASK
+        if self.subtask {
+            tn::EXECUTE_SUBTASK
+        } else {
+            tn::EXECUTE_TASK
+        }
     }
 
     fn description(&self) -> &str {
-        "Delegate a self-contained piece of work to a task agent (the list of task agents is \
-         in your instructions). With mode `sync` the sub-agent works with its own tools while \
-         you wait, and its final answer is the result of this call. The sub-agent does not see \
-         this conversation: put everything it needs into `prompt`. Independent tasks can be \
-         given in one message; they run at the same time."
+        &self.description
     }
 
     fn parameters_schema(&self) -> Value {
-        input_schema::<ExecuteTaskInput>()
+        if self.subtask {
+            input_schema::<ExecuteSubtaskInput>()
+        } else {
+            input_schema::<ExecuteTaskInput>()
+        }
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
         truncate_label(
-            &skald_tools::describe_sub_agent_call(tn::EXECUTE_TASK, args),
+            &skald_tools::describe_sub_agent_call(self.name(), args),
             length.max_chars(),
         )
     }
 
     fn check_args(&self, args: &Value) -> Result<(), ToolError> {
-        let input: ExecuteTaskInput = parse_args(tn::EXECUTE_TASK, args.clone())?;
+        let invalid = |reason: String| ToolError::InvalidArguments {
+            tool: self.name().to_string(),
+            reason,
+        };
+        let (agent_id, prompt) = if self.subtask {
+            let input: ExecuteSubtaskInput = parse_args(tn::EXECUTE_SUBTASK, args.clone())?;
+            (input.agent_id, input.prompt)
+        } else {
+            let input: ExecuteTaskInput = parse_args(tn::EXECUTE_TASK, args.clone())?;
+            match (input.mode, input.cron.as_deref()) {
+                (TaskMode::Cron, None) => {
+                    return Err(invalid(format!(
+                        "mode `cron` needs `cron`: {}",
+                        crate::tasks::CRON_EXAMPLE
+                    )));
+                }
+                (TaskMode::Cron, Some(expr)) => {
+                    crate::tasks::Schedule::parse(expr, &self.time_zone).map_err(invalid)?;
+                }
+                (_, Some(_)) => {
+                    return Err(invalid(
+                        "`cron` is only for mode `cron`; leave it out".to_string(),
+                    ));
+                }
+                (_, None) => {}
+            }
+            if input.mode != TaskMode::Sync && self.depth > 0 {
+                return Err(ToolError::failed(
+                    "only the conversation's main agent starts background or scheduled tasks; \
+                     use mode `sync`",
+                ));
+            }
+            (input.agent_id, input.prompt)
+        };
         check_target(
             &self.agents.catalog(),
             &self.caller,
             self.depth,
             self.max_depth,
-            &input.agent_id,
+            &agent_id,
         )
         .map_err(ToolError::Failed)?;
-        if input.prompt.trim().is_empty() {
-            return Err(ToolError::InvalidArguments {
-                tool: tn::EXECUTE_TASK.to_string(),
-                reason: "`prompt` is empty: say what the sub-agent should do".to_string(),
-            });
+        if prompt.trim().is_empty() {
+            return Err(invalid(
+                "`prompt` is empty: say what the sub-agent should do".to_string(),
+            ));
         }
         Ok(())
     }
 
     fn execute_async<'a>(&'a self, _args: Value) -> BoxFuture<'a, ToolResult> {
         // Only reachable outside a session turn (`skald tool run`).
-        Box::pin(std::future::ready(Err(ToolError::failed(
-            "execute_task runs only inside a chat session",
-        ))))
+        Box::pin(std::future::ready(Err(ToolError::failed(format!(
+            "{} runs only inside a chat session",
+            self.name()
+        )))))
     }
 
     fn category(&self) -> ToolCategory {
@@ -144,7 +255,17 @@ impl Tool for ExecuteTask {
 
 /// Whether a call (name and arguments) is a sync sub-agent call.
 pub(crate) fn is_sync_task(name: &str, args: &Value) -> bool {
-    name == tn::EXECUTE_TASK && args.get("mode").and_then(Value::as_str) == Some("sync")
+    name == tn::EXECUTE_SUBTASK
+        || (name == tn::EXECUTE_TASK && args.get("mode").and_then(Value::as_str) == Some("sync"))
+}
+
+/// Whether a call starts a background (`async`) or scheduled (`cron`) task.
+pub(crate) fn is_background_task(name: &str, args: &Value) -> bool {
+    name == tn::EXECUTE_TASK
+        && matches!(
+            args.get("mode").and_then(Value::as_str),
+            Some("async" | "cron")
+        )
 }
 
 /// [`is_sync_task`] of a call as the model sent it.
@@ -207,9 +328,17 @@ pub(crate) fn run_sync<'a>(
     cancel: CancellationToken,
 ) -> BoxFuture<'a, Result<Outcome, SessionError>> {
     Box::pin(async move {
-        let input: ExecuteTaskInput = match parse_args(tn::EXECUTE_TASK, args) {
+        let input: SyncArgs = match serde_json::from_value(args) {
             Ok(i) => i,
-            Err(e) => return Ok(Outcome::Failed(e.to_string())),
+            Err(e) => {
+                return Ok(Outcome::Failed(
+                    skald_core_api::ToolError::InvalidArguments {
+                        tool: tn::EXECUTE_TASK.to_string(),
+                        reason: e.to_string(),
+                    }
+                    .to_string(),
+                ));
+            }
         };
         let catalog = t.inner.agents.catalog();
         let max_depth = t.inner.config.max_task_depth;
@@ -423,6 +552,15 @@ pub(crate) fn tool_for(
     depth: u32,
     max_depth: u32,
     agents: &AgentDirs,
+    background: bool,
+    time_zone: &str,
 ) -> std::sync::Arc<dyn Tool> {
-    std::sync::Arc::new(ExecuteTask::new(caller, depth, max_depth, agents.clone()))
+    std::sync::Arc::new(ExecuteTask::new(
+        caller,
+        depth,
+        max_depth,
+        agents.clone(),
+        background,
+        time_zone,
+    ))
 }

@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 #[derive(Default)]
 struct Shared {
     replies: Mutex<VecDeque<String>>,
+    /// Replies for requests whose body contains the first string.
+    routed: Mutex<Vec<(String, String)>>,
     requests: Mutex<Vec<Value>>,
     stop: AtomicBool,
 }
@@ -53,6 +55,12 @@ impl MockOpenAi {
     /// Adds a reply to the script.
     pub fn push(&self, sse_body: String) {
         lock(&self.shared.replies).push_back(sse_body);
+    }
+
+    /// Adds a reply for the next request whose body contains `needle` (an
+    /// agent's prompt), whatever its place among concurrent requests.
+    pub fn push_for(&self, needle: &str, sse_body: String) {
+        lock(&self.shared.routed).push((needle.to_string(), sse_body));
     }
 
     /// Every request body received so far.
@@ -125,7 +133,15 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         return out.flush();
     }
     lock(&shared.requests).push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-    let reply = lock(&shared.replies).pop_front();
+    let text = String::from_utf8_lossy(&body);
+    let routed = {
+        let mut routed = lock(&shared.routed);
+        routed
+            .iter()
+            .position(|(needle, _)| text.contains(needle.as_str()))
+            .map(|i| routed.remove(i).1)
+    };
+    let reply = routed.or_else(|| lock(&shared.replies).pop_front());
     let mut out = stream;
     match reply {
         Some(sse) => write!(

@@ -40,15 +40,24 @@ fn lock_file_name(session_id: &str) -> String {
         .collect()
 }
 
+/// The scheduler's lock file. `.` is escaped in session lock names, so no
+/// session can own it.
+pub(crate) const SCHEDULER_LOCK: &str = ".scheduler";
+
 /// `Ok(None)` when another process (or another handle in this one) holds it.
 pub(crate) fn try_lease(db_path: &Path, session_id: &str) -> Result<Option<SessionLease>> {
+    try_lease_file(db_path, &lock_file_name(session_id))
+}
+
+/// A lease on the lock file `name` in the locks directory.
+pub(crate) fn try_lease_file(db_path: &Path, name: &str) -> Result<Option<SessionLease>> {
     let dir = locks_dir(db_path);
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| StoreError::Io { path, source }
     };
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let path = dir.join(lock_file_name(session_id));
+    let path = dir.join(name);
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)

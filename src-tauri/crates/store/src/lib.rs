@@ -31,7 +31,9 @@ pub use repo::approval::{
 pub use repo::clarifications::{ClarificationRow, ClarificationsRepo, NewClarification};
 pub use repo::grants::GrantsRepo;
 pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
-pub use repo::jobs::{JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob};
+pub use repo::jobs::{
+    JobExtras, JobKind, JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob, RunTrigger,
+};
 pub use repo::known_tools::{KnownToolRow, KnownToolsRepo, NewKnownTool};
 pub use repo::mcp_servers::{McpServerRow, McpServersRepo, NewMcpServer};
 pub use repo::providers::{

@@ -126,6 +126,13 @@ impl Store {
         crate::lease::try_lease(&self.path, session_id)
     }
 
+    /// The one scheduler's claim across processes: whoever holds it runs
+    /// due cron jobs; `Ok(None)` when another process does. Like a session
+    /// lease, the kernel drops it when the holder dies.
+    pub fn try_lease_scheduler(&self) -> Result<Option<crate::SessionLease>> {
+        crate::lease::try_lease_file(&self.path, crate::lease::SCHEDULER_LOCK)
+    }
+
     /// The cross-process startup lock, for one-time work after opening
     /// (seeding) that concurrent starts must not do twice.
     pub async fn startup_lock(&self) -> Result<crate::StartupLock> {

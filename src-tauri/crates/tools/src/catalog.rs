@@ -77,7 +77,7 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         (
             tn::EXECUTE_TASK,
             Some(ToolCategory::Subagent),
-            "Hands a self-contained task to a task agent; mode `sync` runs it inline in a child frame and returns its final answer.",
+            "Hands a self-contained task to a task agent: mode `sync` runs it inline in a child frame and returns its final answer; `async` runs it in a background session and delivers its ending later as a `task_completed` result; `cron` runs it on a schedule in the person's time zone, results to Home.",
         ),
         (
             tn::IMAGE_GENERATE,
@@ -87,7 +87,7 @@ pub fn synthetic_tools() -> Vec<ToolInfo> {
         (
             tn::LIST_ITEMS,
             Some(ToolCategory::Introspection),
-            "Lists parts of Skald's own setup as JSON; `type: \"agents\"` gives every chat and task agent with its description and how to call it.",
+            "Lists parts of Skald's own setup as JSON by type: `agents` (chat and task agents, how to call them), `cron` (cron jobs: schedule, next run, last outcome), `mcp` (servers, status, tools).",
         ),
         (
             tn::NOTIFY,

@@ -198,7 +198,11 @@ pub(crate) fn describe_not_offered(
             Some(p) => format!("{name} `{p}`"),
             None => name.to_string(),
         }
-    } else if name == tn::EXECUTE_TASK || name == tn::EXECUTE_SUBTASK || name == tn::RUN_SUBTASK {
+    } else if name == tn::EXECUTE_TASK
+        || name == tn::EXECUTE_SUBTASK
+        || name == tn::RUN_SUBTASK
+        || name == tn::TASK_COMPLETED
+    {
         describe_sub_agent_call(name, args)
     } else {
         name.to_string()
@@ -222,10 +226,12 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 
 /// `execute_task ⚡ → software-engineer: Refactor auth module`.
 pub fn describe_sub_agent_call(name: &str, args: &Value) -> String {
+    // `task_completed` (a background task's ending, delivered) shows the
+    // mode of the task it reports.
     let mode = match (name, str_arg(args, "mode")) {
         (n, Some("sync")) if n == tn::EXECUTE_TASK => " ⚡",
-        (n, Some("async")) if n == tn::EXECUTE_TASK => " 🚀",
-        (n, Some("cron")) if n == tn::EXECUTE_TASK => " 📅",
+        (n, Some("async")) if n == tn::EXECUTE_TASK || n == tn::TASK_COMPLETED => " 🚀",
+        (n, Some("cron")) if n == tn::EXECUTE_TASK || n == tn::TASK_COMPLETED => " 📅",
         _ => "",
     };
     let what = str_arg(args, "description").or_else(|| str_arg(args, "title"));

@@ -35,6 +35,9 @@ pub const EXECUTE_SUBTASK: &str = "execute_subtask";
 /// Legacy alias of `execute_subtask`, still labelled when it appears in history.
 pub const RUN_SUBTASK: &str = "run_subtask";
 pub const READ_AGENT_RESULT: &str = "read_agent_result";
+/// A background task's ending, delivered into its conversation as an
+/// already-completed call of this name (never offered to the model).
+pub const TASK_COMPLETED: &str = "task_completed";
 pub const UPDATE_SCRATCHPAD: &str = "update_scratchpad";
 pub const WRITE_TODOS: &str = "write_todos";
 pub const ASK_USER_CLARIFICATION: &str = "ask_user_clarification";

@@ -11,6 +11,7 @@ mod crash;
 mod mcp;
 mod models;
 mod store_integrity;
+mod tasks;
 mod tools;
 
 use std::path::Path;

@@ -57,7 +57,8 @@ pub async fn env_with(
         Arc::new(FixedProvider::new(provider, "test-model")),
         agents,
     )
-    .with_config(config);
+    .with_config(config)
+    .with_time_zone("UTC");
     Env {
         dir,
         store,

@@ -23,3 +23,4 @@ mod rich;
 mod snapshots;
 mod stop;
 mod subagents;
+mod tasks;

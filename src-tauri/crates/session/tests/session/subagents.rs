@@ -72,24 +72,24 @@ impl LlmProvider for Router {
     }
 }
 
-struct Env {
-    _dir: tempfile::TempDir,
-    store: Store,
-    workdir: std::path::PathBuf,
-    fakes: BTreeMap<String, Arc<FakeProvider>>,
-    peak: Arc<AtomicUsize>,
-    provider: Arc<dyn LlmProvider>,
-    agents_dir: std::path::PathBuf,
-    handler: ChatSessionHandler,
+pub(crate) struct Env {
+    pub _dir: tempfile::TempDir,
+    pub store: Store,
+    pub workdir: std::path::PathBuf,
+    pub fakes: BTreeMap<String, Arc<FakeProvider>>,
+    pub peak: Arc<AtomicUsize>,
+    pub provider: Arc<dyn LlmProvider>,
+    pub agents_dir: std::path::PathBuf,
+    pub handler: ChatSessionHandler,
 }
 
 /// `agents`: `(id, type)`; the chat agent `main` is always there. Each
 /// agent's prompt starts `Agent <id>.` and lists the task agents.
-async fn env(agents: &[(&str, &str)], scripts: Vec<(&str, Vec<ScriptedTurn>)>) -> Env {
+pub(crate) async fn env(agents: &[(&str, &str)], scripts: Vec<(&str, Vec<ScriptedTurn>)>) -> Env {
     env_with(agents, scripts, HandlerConfig::default(), |h| h).await
 }
 
-async fn env_with(
+pub(crate) async fn env_with(
     agents: &[(&str, &str)],
     scripts: Vec<(&str, Vec<ScriptedTurn>)>,
     config: HandlerConfig,
@@ -150,7 +150,7 @@ async fn env_with(
 }
 
 impl Env {
-    async fn session(&self) -> String {
+    pub(crate) async fn session(&self) -> String {
         self.handler
             .create_session(SessionParams {
                 working_dir: Some(self.workdir.clone()),
@@ -161,12 +161,12 @@ impl Env {
             .id
     }
 
-    fn requests(&self, agent: &str) -> Vec<ChatRequest> {
+    pub(crate) fn requests(&self, agent: &str) -> Vec<ChatRequest> {
         self.fakes[agent].requests()
     }
 }
 
-fn task(id: &str, agent: &str, prompt: &str) -> (String, String) {
+pub(crate) fn task(id: &str, agent: &str, prompt: &str) -> (String, String) {
     (
         id.to_string(),
         json!({"mode": "sync", "title": format!("Task {id}"), "prompt": prompt, "agent_id": agent})
@@ -175,7 +175,7 @@ fn task(id: &str, agent: &str, prompt: &str) -> (String, String) {
 }
 
 /// One assistant message calling every task.
-fn delegate(tasks: &[(String, String)]) -> ScriptedTurn {
+pub(crate) fn delegate(tasks: &[(String, String)]) -> ScriptedTurn {
     let mut t = ScriptedTurn::new();
     for (i, (id, args)) in tasks.iter().enumerate() {
         t = t.tool_call(i, id.clone(), "execute_task", args.clone());
@@ -183,18 +183,18 @@ fn delegate(tasks: &[(String, String)]) -> ScriptedTurn {
     t.done(StopReason::ToolUse)
 }
 
-fn answer(text: &str) -> ScriptedTurn {
+pub(crate) fn answer(text: &str) -> ScriptedTurn {
     ScriptedTurn::new().text(text).done(StopReason::EndTurn)
 }
 
-fn tool_names(req: &ChatRequest) -> Vec<String> {
+pub(crate) fn tool_names(req: &ChatRequest) -> Vec<String> {
     req.tools
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_string())
         .collect()
 }
 
-fn user_text(m: &Message) -> &str {
+pub(crate) fn user_text(m: &Message) -> &str {
     match m {
         Message::User { content } => content,
         other => panic!("not a user message: {other:?}"),
@@ -202,7 +202,7 @@ fn user_text(m: &Message) -> &str {
 }
 
 /// The tool results of a request's last round, in order.
-fn results(req: &ChatRequest) -> Vec<String> {
+pub(crate) fn results(req: &ChatRequest) -> Vec<String> {
     req.messages
         .iter()
         .rev()
