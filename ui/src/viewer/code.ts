@@ -9,8 +9,8 @@ export const LINE_HEIGHT = 18;
 /** Lines highlighted together. A construct spanning a block boundary (a
  *  long comment) loses its colour there; whole files under SINGLE_BLOCK
  *  lines are highlighted as one and never do. */
-const BLOCK = 1000;
-const SINGLE_BLOCK = 5000;
+const BLOCK = 400;
+const SINGLE_BLOCK = 1500;
 const OVERSCAN = 30;
 
 export function splitLines(text: string): string[] {

@@ -325,7 +325,10 @@ impl LatexCompiler {
                 let mut c = Command::new(latexmk);
                 let mut od = OsString::from("-outdir=");
                 od.push(out);
-                c.args(["-norc", "-pdf", "-silent"])
+                // -g: our content-hash cache already said an input changed;
+                // latexmk's own check reads mtimes in whole seconds and a
+                // same-size edit within the second looks unchanged to it.
+                c.args(["-norc", "-pdf", "-silent", "-g"])
                     .args(tex_flags)
                     .arg(od)
                     .arg(name);
