@@ -37,7 +37,7 @@ impl AppState {
         if let Err(e) = skald_session::bootstrap(&store).await {
             tracing::error!(error = %e, "seeding the default approval rules failed");
         }
-        let approvals = ApprovalManager::new(store.clone(), registry.clone());
+        let approvals = ApprovalManager::new(store.clone());
         let providers = Arc::new(DefaultProviderResolver::new(store.clone()));
         // MCP servers connect in the background (first paint never waits);
         // a server's tools reach the model once `activate_tools` grants it.

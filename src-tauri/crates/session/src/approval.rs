@@ -29,15 +29,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 use skald_approval::{
     Action, ApprovalError, Bypass, Bypasses, CallContext, Decision, Now, RulesSnapshot, RunContext,
-    SeedReport, decide, is_write_tool, load_snapshot, predict_write, seed_default_rules,
-    validate_new_rule, validate_rule_update, visible_tool_defs_for_agent, with_deny_precedence,
+    SeedReport, decide, load_snapshot, predict_write, seed_default_rules, validate_new_rule,
+    validate_rule_update, visible_tool_defs_with_traits, with_deny_precedence,
 };
-use skald_core_api::{BoxFuture, ToolDescriptionLength};
+use skald_core_api::{BoxFuture, ToolDef, ToolDescriptionLength, ToolTraits};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
-use skald_tools::fs::with_display_base;
 use skald_tools::tool_names as tn;
-use skald_tools::{CallLabels, ToolRegistry};
+use skald_tools::{CallLabels, ToolSet};
 use tokio::sync::{oneshot, watch};
 
 use crate::assemble::arguments_value;
@@ -61,7 +60,6 @@ struct Waiter {
 
 struct Shared {
     store: Store,
-    registry: Arc<ToolRegistry>,
     rules: Mutex<Option<Arc<RulesSnapshot>>>,
     /// Bumped by every invalidation, so a load that raced one is not cached.
     generation: AtomicU64,
@@ -103,13 +101,12 @@ impl Drop for WaitGuard {
 }
 
 impl ApprovalManager {
-    /// A manager over `store`'s rules; `registry` gives categories, labels
-    /// and paths.
-    pub fn new(store: Store, registry: Arc<ToolRegistry>) -> Self {
+    /// A manager over `store`'s rules. Categories, labels, paths and traits
+    /// come with each call, from the round's `ToolSet`.
+    pub fn new(store: Store) -> Self {
         Self {
             shared: Arc::new(Shared {
                 store,
-                registry,
                 rules: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 waiters: Mutex::new(HashMap::new()),
@@ -289,8 +286,9 @@ impl ApprovalManager {
                 return Decision::require_load_failure();
             }
         };
-        let mut cc = CallContext::for_run(&call.name, &call.arguments, &ctx)
-            .with_agent(call.agent_id.clone());
+        let mut cc =
+            CallContext::for_run_with_traits(&call.name, call.traits, &call.arguments, &ctx)
+                .with_agent(call.agent_id.clone());
         if let Some(c) = call.category {
             cc = cc.with_category(c);
         }
@@ -306,7 +304,7 @@ impl ApprovalManager {
 
     async fn ask(&self, call: &GateCall, reason: String) -> GateDecision {
         let repo = self.shared.store.tool_calls();
-        let (old, new) = match predict_write(&call.name, &call.arguments) {
+        let (old, new) = match predict_write(&call.name, call.traits, &call.arguments) {
             Some(p) => (p.old, p.new),
             None => (None, None),
         };
@@ -323,17 +321,23 @@ impl ApprovalManager {
         {
             tracing::warn!(error = %e, "cannot store the write previews");
         }
-        let request = with_display_base(Some(&call.working_dir), || {
-            approval_request(
-                self.shared.registry.as_ref(),
-                &call.tool_call_id,
-                &call.name,
-                call.arguments.clone(),
-                reason,
-                old,
-                new,
-            )
-        });
+        // The round's tool labelled the call (with the session's display
+        // base) when the driver built the gate call.
+        let card = CallCard {
+            label_short: call.label_short.clone(),
+            label_full: call.label_full.clone(),
+            path: call.path.clone(),
+            traits: call.traits,
+        };
+        let request = approval_request(
+            card,
+            &call.tool_call_id,
+            &call.name,
+            call.arguments.clone(),
+            reason,
+            old,
+            new,
+        );
         let (tx, rx) = oneshot::channel();
         lock(&self.shared.waiters).insert(
             call.tool_call_id.clone(),
@@ -425,8 +429,9 @@ impl ApprovalGate for ApprovalManager {
     fn visible_tools<'a>(
         &'a self,
         session_id: &'a str,
-        defs: Vec<Value>,
-    ) -> BoxFuture<'a, Vec<Value>> {
+        defs: Vec<ToolDef>,
+        tools: &'a ToolSet,
+    ) -> BoxFuture<'a, Vec<ToolDef>> {
         Box::pin(async move {
             // Unloadable rules hide nothing: every call is then asked about.
             let Ok(rules) = self.rules().await else {
@@ -442,7 +447,9 @@ impl ApprovalGate for ApprovalManager {
                 }
                 _ => (RunContext::default(), None),
             };
-            visible_tool_defs_for_agent(defs, &rules, &ctx, agent.as_deref())
+            visible_tool_defs_with_traits(defs, &rules, &ctx, agent.as_deref(), |name| {
+                tools.traits_of(name)
+            })
         })
     }
 
@@ -451,9 +458,33 @@ impl ApprovalGate for ApprovalManager {
     }
 }
 
-/// The card of a call waiting for approval.
-pub(crate) fn approval_request(
-    registry: &dyn CallLabels,
+/// What an approval card shows of a call, as its tool declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallCard {
+    pub label_short: String,
+    pub label_full: String,
+    /// The file the call acts on, if any.
+    pub path: Option<String>,
+    pub traits: ToolTraits,
+}
+
+impl CallCard {
+    /// The card of a call to `name` with `args`, from `tools` (a round's
+    /// `ToolSet`, or the registry where no round runs).
+    pub fn of(tools: &dyn CallLabels, name: &str, args: &Value) -> Self {
+        Self {
+            label_short: tools.describe_call(name, args, ToolDescriptionLength::Short),
+            label_full: tools.describe_call(name, args, ToolDescriptionLength::Full),
+            path: tools.target_path(name, args),
+            traits: tools.traits_of(name),
+        }
+    }
+}
+
+/// The card of a call waiting for approval: a tool that declares it writes
+/// files gets a diff, `execute_cmd` its command line, others the arguments.
+pub fn approval_request(
+    card: CallCard,
     id: &str,
     name: &str,
     arguments: Value,
@@ -461,10 +492,9 @@ pub(crate) fn approval_request(
     old: Option<String>,
     new: Option<String>,
 ) -> ApprovalRequest {
-    let path = registry.target_path(name, &arguments);
-    let kind = if is_write_tool(name) {
+    let kind = if card.traits.writes_files {
         ApprovalKind::Write {
-            path: path.clone().unwrap_or_default(),
+            path: card.path.clone().unwrap_or_default(),
             old_content: old,
             new_content: new,
         }
@@ -480,9 +510,9 @@ pub(crate) fn approval_request(
     ApprovalRequest {
         tool_call_id: id.to_string(),
         name: name.to_string(),
-        label_short: registry.describe_call(name, &arguments, ToolDescriptionLength::Short),
-        label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
-        path,
+        label_short: card.label_short,
+        label_full: card.label_full,
+        path: card.path,
         arguments,
         reason,
         kind,
@@ -491,11 +521,12 @@ pub(crate) fn approval_request(
 
 /// The card of a stored pending row (the Inbox after a restart).
 pub(crate) fn request_of_row(registry: &dyn CallLabels, row: &ToolCallRow) -> ApprovalRequest {
+    let arguments = arguments_value(&row.arguments);
     approval_request(
-        registry,
+        CallCard::of(registry, &row.name, &arguments),
         &row.id,
         &row.name,
-        arguments_value(&row.arguments),
+        arguments,
         row.decision_reason
             .clone()
             .unwrap_or_else(|| "waiting for approval".to_string()),

@@ -9,7 +9,9 @@
 
 use futures_util::StreamExt;
 use serde_json::Value;
-use skald_core_api::{BoxFuture, CancellationToken, ExecutionOutcome, drive_execution};
+use skald_core_api::{
+    BoxFuture, CancellationToken, ExecutionOutcome, ToolDescriptionLength, drive_execution,
+};
 use skald_llm::ToolCall;
 use skald_protocol::SessionEvent;
 use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
@@ -262,6 +264,12 @@ pub(crate) async fn execute(
         return Ok(Outcome::Failed(e.to_string()));
     }
     let repo = t.inner.store.tool_calls();
+    let (label_short, label_full) = with_display_base(Some(t.workdir), || {
+        (
+            tools.describe_call(name, &args, ToolDescriptionLength::Short),
+            tools.describe_call(name, &args, ToolDescriptionLength::Full),
+        )
+    });
     let gate_call = GateCall {
         session_id: t.session_id().to_string(),
         agent_id: t.agent_id.to_string(),
@@ -270,6 +278,9 @@ pub(crate) async fn execute(
         category: tools.category_of(name),
         source: tools.source_of(name),
         path: tools.target_path(name, &args),
+        traits: tools.traits_of(name),
+        label_short,
+        label_full,
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
     };

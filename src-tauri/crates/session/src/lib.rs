@@ -40,7 +40,9 @@ pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_pr
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
 };
-pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
+pub use approval::{
+    ApprovalManager, CallCard, DECISION_ALLOW, DECISION_REQUIRE, approval_request, bootstrap,
+};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
 pub use env_models::{
