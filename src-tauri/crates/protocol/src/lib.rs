@@ -31,7 +31,9 @@ pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
     ReasoningSetting,
 };
-pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
+pub use tools::{
+    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
+};
 pub use viewer::{
     LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
