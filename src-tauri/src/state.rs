@@ -76,11 +76,6 @@ impl AppState {
         })
     }
 
-    /// Rule edits made straight through the store must drop the gate's cache.
-    pub fn invalidate_rules(&self) {
-        self.approvals.invalidate_rules();
-    }
-
     /// Crash recovery at start: repairs history, re-runs what may be re-run,
     /// reports the rest as interrupted, answers turns a crash cut short.
     pub fn resume_in_background(&self) {

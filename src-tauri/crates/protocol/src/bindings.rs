@@ -7,10 +7,10 @@ use ts_rs::{Config, TS};
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
     ChatMessage, ChatRole, EnvEndpointView, ErrorCode, GroupView, IpcError, LocalOllamaView,
-    ModelView, NewProviderInput, PendingApprovalView, ProviderKindView, ProviderView,
-    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
-    SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
-    ToolKind, TurnOutcome, UsageView,
+    ModelView, NewProviderInput, PendingApprovalView, ProviderKind, ProviderView, ReasoningSetting,
+    RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent, SessionSearchHit,
+    SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo, ToolKind, TurnOutcome,
+    UsageView,
 };
 use crate::{
     LatexView, PdfFindHit, PdfInfo, PdfPageSize, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
@@ -50,7 +50,7 @@ pub fn typescript() -> String {
         decl::<PendingApprovalView>(&cfg),
         decl::<ApprovalResolution>(&cfg),
         decl::<SessionEvent>(&cfg),
-        decl::<ProviderKindView>(&cfg),
+        decl::<ProviderKind>(&cfg),
         decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),

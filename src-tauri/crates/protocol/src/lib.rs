@@ -28,8 +28,8 @@ pub use session::{
     TurnOutcome, UsageView,
 };
 pub use settings::{
-    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
-    ReasoningSetting,
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
+    ReasoningSetting, UnknownProviderKind,
 };
 pub use tools::{
     AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,

@@ -29,6 +29,7 @@ mod list_items;
 pub mod notes;
 mod provider;
 mod resume;
+pub mod services;
 mod sessions;
 mod subagent;
 #[cfg(feature = "test-support")]
@@ -46,8 +47,7 @@ pub use approval::{
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
 pub use env_models::{
-    ENV_MODEL_SETTING, EnvEndpoint, EnvKind, EnvModelChoice, env_endpoints, env_model_choice,
-    set_env_model,
+    ENV_MODEL_SETTING, EnvEndpoint, EnvModelChoice, env_endpoints, env_model_choice, set_env_model,
 };
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
