@@ -17,6 +17,7 @@ mod manage;
 mod providers;
 mod reasoning;
 mod resume;
+mod services;
 mod snapshots;
 mod stop;
 mod subagents;
