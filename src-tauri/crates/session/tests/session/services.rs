@@ -61,7 +61,10 @@ async fn rule_edits_reach_the_gate_and_groups_copy_without_their_catch_all() {
     assert_eq!(missing.to_ipc().code, ErrorCode::NotFound);
 
     assert!(rules::delete_rule(&mgr, added.id).await.unwrap());
-    assert_eq!(mgr.rules().await.unwrap().iter().count(), before + copied.len());
+    assert_eq!(
+        mgr.rules().await.unwrap().iter().count(),
+        before + copied.len()
+    );
 }
 
 #[tokio::test]
