@@ -41,7 +41,7 @@ impl AppState {
         if let Err(e) = skald_session::bootstrap(&store).await {
             tracing::error!(error = %e, "seeding the default approval rules failed");
         }
-        let approvals = ApprovalManager::new(store.clone(), registry.clone());
+        let approvals = ApprovalManager::new(store.clone());
         let providers = Arc::new(DefaultProviderResolver::new(store.clone()));
         // MCP servers connect in the background (first paint never waits);
         // a server's tools reach the model once `activate_tools` grants it.
@@ -80,11 +80,6 @@ impl AppState {
             resumed: ResumedTurns::default(),
             deps,
         })
-    }
-
-    /// Rule edits made straight through the store must drop the gate's cache.
-    pub fn invalidate_rules(&self) {
-        self.approvals.invalidate_rules();
     }
 
     /// Crash recovery at start: repairs history, re-runs what may be re-run,

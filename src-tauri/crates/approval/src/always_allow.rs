@@ -13,8 +13,8 @@
 
 use std::path::Path;
 
+use skald_core_api::ToolTraits;
 use skald_store::{DEFAULT_GROUP, NewApprovalRule, RuleAction};
-use skald_tools::tool_names as tn;
 
 use crate::call::CallContext;
 use crate::error::{ApprovalError, Result};
@@ -38,10 +38,6 @@ const _: () = assert!(
 
 /// The note stored with an "always allow" rule.
 pub const ALWAYS_ALLOW_NOTE: &str = "always allow, from an approval";
-
-/// Tools whose path names the directory they work in rather than a file, so
-/// the rule covers that directory instead of its parent.
-const DIRECTORY_TOOLS: [&str; 2] = [tn::LIST_FILES, tn::GREP_FILES];
 
 /// Stands for the rule's id before it is saved. The store gives a new rule an
 /// id above every existing one, so among equal priorities it sorts last, as
@@ -90,14 +86,14 @@ pub fn always_allow_rule(
         });
     }
     if group != DEFAULT_GROUP
-        && let Some(deny) = uncovered_default_deny(rules, group, tool)
+        && let Some(deny) = uncovered_default_deny(rules, group, tool, call.traits())
     {
         return Err(ApprovalError::AlwaysAllowOverridesDeny {
             group: group.to_string(),
             deny: deny.to_ref(),
         });
     }
-    let priority = denies_naming(rules, group, tool)
+    let priority = denies_naming(rules, group, tool, call.traits())
         .into_iter()
         .map(|d| d.priority.saturating_sub(1))
         .fold(ALWAYS_ALLOW_PRIORITY, i64::min);
@@ -116,10 +112,17 @@ pub fn always_allow_rule(
 }
 
 /// The deny rules of `group` itself whose tool pattern names `tool`.
-fn denies_naming<'a>(rules: &'a RulesSnapshot, group: &str, tool: &str) -> Vec<&'a Rule> {
+fn denies_naming<'a>(
+    rules: &'a RulesSnapshot,
+    group: &str,
+    tool: &str,
+    traits: ToolTraits,
+) -> Vec<&'a Rule> {
     rules
         .iter()
-        .filter(|r| r.group == group && r.action == Action::Deny && r.tool_pattern.matches(tool))
+        .filter(|r| {
+            r.group == group && r.action == Action::Deny && r.tool_pattern.matches(tool, traits)
+        })
         .collect()
 }
 
@@ -130,9 +133,10 @@ fn uncovered_default_deny<'a>(
     rules: &'a RulesSnapshot,
     group: &str,
     tool: &str,
+    traits: ToolTraits,
 ) -> Option<&'a Rule> {
-    let own = denies_naming(rules, group, tool);
-    denies_naming(rules, DEFAULT_GROUP, tool)
+    let own = denies_naming(rules, group, tool, traits);
+    denies_naming(rules, DEFAULT_GROUP, tool, traits)
         .into_iter()
         .find(|d| {
             !own.iter().any(|g| {
@@ -161,7 +165,9 @@ fn path_scope(call: &CallContext) -> Result<Option<String>> {
             reason: "a rule for the filesystem root would cover every path".to_string(),
         });
     }
-    let dir = if DIRECTORY_TOOLS.contains(&call.tool()) {
+    // A directory tool's path names the directory it works in, not a file, so
+    // the rule covers that directory rather than its parent.
+    let dir = if call.traits().path_defaults_to_workdir {
         target
     } else {
         target.parent().unwrap_or(target)

@@ -6,15 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skald_core_api::ToolCategory;
+use skald_core_api::{ToolCategory, ToolTraits};
+use skald_tools::builtin_traits;
 use skald_tools::fs::{ResolveError, canonicalize_for_policy, path_arg, resolve_for_policy};
-use skald_tools::tool_names as tn;
 
 use crate::paths::lexical;
 use crate::run_context::RunContext;
-
-/// Tools whose `path` defaults to `"."` (the working directory) when omitted.
-const PATH_DEFAULTS_TO_WORKDIR: [&str; 2] = [tn::LIST_FILES, tn::GREP_FILES];
 
 /// The `path` argument of a call, resolved against the working directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +53,7 @@ impl CallPath {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallContext {
     tool: String,
+    traits: ToolTraits,
     agent_id: Option<String>,
     source: Option<String>,
     category: Option<ToolCategory>,
@@ -65,11 +63,21 @@ pub struct CallContext {
 }
 
 impl CallContext {
-    /// Builds the context of a call to `tool` with `args`, in `workdir`.
+    /// Builds the context of a call to `tool` with `args`, in `workdir`, the
+    /// tool's traits being those of the built-in of that name (default for
+    /// any other); see [`CallContext::with_traits`] for the rest.
+    pub fn new(tool: impl Into<String>, args: &Value, workdir: &Path) -> Self {
+        let tool = tool.into();
+        let traits = builtin_traits(&tool);
+        Self::with_traits(tool, traits, args, workdir)
+    }
+
+    /// Builds the context of a call to `tool`, which declares `traits`, with
+    /// `args`, in `workdir`.
     ///
     /// The path is the call's `path` argument (trimmed; an empty or
-    /// non-string value counts as no path), or `"."` for `list_files` and
-    /// `grep_files`, which default to the working directory. Any tool's
+    /// non-string value counts as no path), or `"."` for a tool whose path
+    /// defaults to the working directory (`list_files`, `grep_files`). Any tool's
     /// `path` is extracted, so MCP tools with a `path` argument can be given
     /// path rules too. A relative `workdir` is made absolute against the
     /// process's current directory.
@@ -77,7 +85,12 @@ impl CallContext {
     /// The working directory given here is the one every relative path
     /// pattern and every RunContext fast path is resolved against; the gate
     /// builds it from the session's RunContext ([`CallContext::for_run`]).
-    pub fn new(tool: impl Into<String>, args: &Value, workdir: &Path) -> Self {
+    pub fn with_traits(
+        tool: impl Into<String>,
+        traits: ToolTraits,
+        args: &Value,
+        workdir: &Path,
+    ) -> Self {
         let tool = tool.into();
         let workdir_abs = if workdir.is_absolute() {
             workdir.to_path_buf()
@@ -86,11 +99,8 @@ impl CallContext {
         };
         let lexical_workdir = lexical(&workdir_abs);
         let canonical_workdir = canonicalize_for_policy(&workdir_abs, &workdir_abs);
-        let raw = path_arg(args).or_else(|| {
-            PATH_DEFAULTS_TO_WORKDIR
-                .contains(&tool.as_str())
-                .then(|| ".".to_string())
-        });
+        let raw =
+            path_arg(args).or_else(|| traits.path_defaults_to_workdir.then(|| ".".to_string()));
         let path = raw.map(|raw| {
             let p = Path::new(&raw);
             let lexical = lexical(&lexical_workdir.join(p));
@@ -110,6 +120,7 @@ impl CallContext {
         });
         Self {
             tool,
+            traits,
             agent_id: None,
             source: None,
             category: None,
@@ -122,12 +133,25 @@ impl CallContext {
     /// [`CallContext::new`] in the RunContext's working directory (the
     /// process's current directory when the session has none).
     pub fn for_run(tool: impl Into<String>, args: &Value, ctx: &RunContext) -> Self {
+        let tool = tool.into();
+        let traits = builtin_traits(&tool);
+        Self::for_run_with_traits(tool, traits, args, ctx)
+    }
+
+    /// [`CallContext::with_traits`] in the RunContext's working directory:
+    /// what the gate builds, with the traits the round's tool declares.
+    pub fn for_run_with_traits(
+        tool: impl Into<String>,
+        traits: ToolTraits,
+        args: &Value,
+        ctx: &RunContext,
+    ) -> Self {
         let workdir = ctx
             .working_dir
             .clone()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        Self::new(tool, args, &workdir)
+        Self::with_traits(tool, traits, args, &workdir)
     }
 
     /// The calling agent, for rules with an `agent_id`.
@@ -152,6 +176,11 @@ impl CallContext {
     /// The tool name.
     pub fn tool(&self) -> &str {
         &self.tool
+    }
+
+    /// What the tool declares it does to files.
+    pub fn traits(&self) -> ToolTraits {
+        self.traits
     }
 
     /// The calling agent, if known.

@@ -47,8 +47,8 @@ pub use decision::{Basis, Decision, FastPath, RuleRef};
 pub use edit::{edited_rule, with_deny_precedence};
 pub use error::{ApprovalError, Result};
 pub use evaluate::{decide, evaluate};
-pub use pattern::{FS_READ_TOOLS, FS_WRITE_TOOLS, PathPattern, ToolClass, ToolPattern};
-pub use preview::{MAX_PREVIEW_BYTES, WritePreview, is_write_tool, predict_content, predict_write};
+pub use pattern::{PathPattern, ToolClass, ToolPattern};
+pub use preview::{MAX_PREVIEW_BYTES, WritePreview, predict_content, predict_write};
 pub use rule::{Action, Rule, RulesSnapshot, load_snapshot};
 pub use run_context::RunContext;
 pub use seed::{
@@ -56,4 +56,7 @@ pub use seed::{
     SeedReport, SeedRule, TOOL_RULE_PRIORITY, seed_default_rules, validate_new_rule,
     validate_rule_update,
 };
-pub use visibility::{is_hidden, tool_def_name, visible_tool_defs, visible_tool_defs_for_agent};
+pub use visibility::{
+    is_hidden, tool_def_name, visible_tool_defs, visible_tool_defs_for_agent,
+    visible_tool_defs_with_traits,
+};

@@ -1,44 +1,27 @@
 //! Rule patterns: which tools a rule names ([`ToolPattern`], including the
 //! filesystem classes [`ToolClass`]) and which paths ([`PathPattern`]).
 //!
-//! Patterns only compare names and already-resolved paths; they never touch
-//! the disk. Class membership comes from `skald_tools::tool_names`, never from
-//! string literals.
+//! Patterns only compare names, declared traits and already-resolved paths;
+//! they never touch the disk. Class membership is what a tool declares
+//! (`Tool::traits`), never a list of names.
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use skald_tools::tool_names as tn;
+use skald_core_api::ToolTraits;
 
 use crate::call::CallContext;
 use crate::error::{ApprovalError, Result};
 use crate::paths::{fold_case, lexical};
 
-/// The filesystem read tools (`@fs_read`).
-pub const FS_READ_TOOLS: [&str; 5] = [
-    tn::READ_FILE,
-    tn::GREP_FILES,
-    tn::LIST_FILES,
-    tn::SEARCH_FILE,
-    tn::GET_AST_OUTLINE,
-];
-
-/// The filesystem write tools (`@fs_write`).
-pub const FS_WRITE_TOOLS: [&str; 4] = [
-    tn::WRITE_FILE,
-    tn::EDIT_FILE,
-    tn::INSERT_AT_LINE,
-    tn::REPLACE_LINES,
-];
-
 /// A named class of tools a pattern can stand for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ToolClass {
-    /// `@fs_read`: [`FS_READ_TOOLS`].
+    /// `@fs_read`: tools that declare `reads_files`.
     FsRead,
-    /// `@fs_write`: [`FS_WRITE_TOOLS`].
+    /// `@fs_write`: tools that declare `writes_files`.
     FsWrite,
     /// `@fs_any`: both.
     FsAny,
@@ -62,12 +45,12 @@ impl ToolClass {
         Self::ALL.into_iter().find(|c| c.as_pattern() == pattern)
     }
 
-    /// Whether `tool` belongs to the class.
-    pub fn contains(self, tool: &str) -> bool {
+    /// Whether a tool declaring `traits` belongs to the class.
+    pub fn contains(self, traits: ToolTraits) -> bool {
         match self {
-            ToolClass::FsRead => FS_READ_TOOLS.contains(&tool),
-            ToolClass::FsWrite => FS_WRITE_TOOLS.contains(&tool),
-            ToolClass::FsAny => FS_READ_TOOLS.contains(&tool) || FS_WRITE_TOOLS.contains(&tool),
+            ToolClass::FsRead => traits.reads_files,
+            ToolClass::FsWrite => traits.writes_files,
+            ToolClass::FsAny => traits.reads_files || traits.writes_files,
         }
     }
 }
@@ -116,13 +99,13 @@ impl ToolPattern {
         }
     }
 
-    /// Whether `tool` is named by this pattern.
-    pub fn matches(&self, tool: &str) -> bool {
+    /// Whether `tool`, declaring `traits`, is named by this pattern.
+    pub fn matches(&self, tool: &str, traits: ToolTraits) -> bool {
         match self {
             Self::Any => true,
             Self::Exact(name) => tool == name,
             Self::Prefix(prefix) => tool.starts_with(prefix.as_str()),
-            Self::Class(class) => class.contains(tool),
+            Self::Class(class) => class.contains(traits),
         }
     }
 }

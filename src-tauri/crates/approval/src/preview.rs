@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 use skald_tools::fs::path_arg;
 
-use crate::pattern::FS_WRITE_TOOLS;
+use skald_core_api::ToolTraits;
 
 /// Largest file read for a preview (the tools refuse bigger edits anyway).
 pub const MAX_PREVIEW_BYTES: u64 = 2 * 1024 * 1024;
@@ -30,15 +30,12 @@ pub struct WritePreview {
     pub new: Option<String>,
 }
 
-/// Whether `tool` writes files (and so gets a diff preview).
-pub fn is_write_tool(tool: &str) -> bool {
-    FS_WRITE_TOOLS.contains(&tool)
-}
-
-/// The preview of a write tool's call with effective `args`; `None` for
-/// other tools or a call without a path.
-pub fn predict_write(tool: &str, args: &Value) -> Option<WritePreview> {
-    if !is_write_tool(tool) {
+/// The preview of a call to `tool` with effective `args`, when the tool
+/// declares it writes files (`traits`); `None` for other tools or a call
+/// without a path. A writer whose edit cannot be predicted here (not a
+/// built-in) gets the current content only.
+pub fn predict_write(tool: &str, traits: ToolTraits, args: &Value) -> Option<WritePreview> {
+    if !traits.writes_files {
         return None;
     }
     let path = PathBuf::from(path_arg(args)?);
@@ -156,9 +153,9 @@ mod tests {
         let file = dir.path().join("f.txt");
         std::fs::write(&file, "one\ntwo\n").unwrap();
         let args = json!({"path": file.to_str().unwrap(), "old_string": "two", "new_string": "2"});
-        let p = predict_write(tn::EDIT_FILE, &args).unwrap();
+        let p = predict_write(tn::EDIT_FILE, ToolTraits::WRITES, &args).unwrap();
         assert_eq!(p.old.as_deref(), Some("one\ntwo\n"));
         assert_eq!(p.new.as_deref(), Some("one\n2\n"));
-        assert!(predict_write(tn::READ_FILE, &args).is_none());
+        assert!(predict_write(tn::READ_FILE, ToolTraits::READS, &args).is_none());
     }
 }

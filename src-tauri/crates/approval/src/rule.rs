@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use skald_core_api::ToolTraits;
 use skald_store::{ApprovalRuleRow, DEFAULT_GROUP, RuleAction, Store};
 
 use crate::call::CallContext;
@@ -177,21 +178,21 @@ impl Rule {
     /// Whether the rule applies to `call`.
     pub fn matches(&self, call: &CallContext) -> bool {
         self.matches_who(call.agent_id(), call.source())
-            && self.tool_pattern.matches(call.tool())
+            && self.tool_pattern.matches(call.tool(), call.traits())
             && self
                 .path_pattern
                 .as_ref()
                 .is_none_or(|p| p.matches_call(call, self.action.is_restrictive()))
     }
 
-    /// Whether the rule applies to `tool` by name alone, as the visibility
+    /// Whether the rule applies to `tool` (declaring `traits`) by name alone, as the visibility
     /// filter asks: rules with a path pattern never do, nor do rules with a
     /// source (the filter does not know a definition's source).
-    pub fn matches_name(&self, tool: &str, agent_id: Option<&str>) -> bool {
+    pub fn matches_name(&self, tool: &str, traits: ToolTraits, agent_id: Option<&str>) -> bool {
         self.path_pattern.is_none()
             && self.source.is_none()
             && self.matches_who(agent_id, None)
-            && self.tool_pattern.matches(tool)
+            && self.tool_pattern.matches(tool, traits)
     }
 
     fn matches_who(&self, agent_id: Option<&str>, source: Option<&str>) -> bool {

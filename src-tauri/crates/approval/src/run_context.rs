@@ -104,7 +104,7 @@ impl RunContext {
                 .any(|e| path_under(canonical, &lexical(&workdir.join(e))))
         };
         let under = |dir: &Path| path_under(canonical, dir);
-        if ToolClass::FsRead.contains(call.tool()) {
+        if ToolClass::FsRead.contains(call.traits()) {
             if under(&workdir.join("docs")) {
                 Some(FastPath::Docs)
             } else if under(&workdir.join("skills")) {
@@ -118,7 +118,7 @@ impl RunContext {
             } else {
                 None
             }
-        } else if ToolClass::FsWrite.contains(call.tool()) && under_any(&self.allow_fs_writes) {
+        } else if ToolClass::FsWrite.contains(call.traits()) && under_any(&self.allow_fs_writes) {
             Some(FastPath::AllowFsWrites)
         } else {
             None

@@ -5,6 +5,8 @@
 //! MCP tools (`mcp__…`) are always offered; the gate governs them when called.
 
 use serde_json::Value;
+use skald_core_api::{DefView, ToolTraits};
+use skald_tools::builtin_traits;
 use skald_tools::tool_names::MCP_PREFIX;
 
 use crate::rule::{Action, RulesSnapshot};
@@ -13,42 +15,71 @@ use crate::run_context::RunContext;
 /// The name of an OpenAI-style tool definition (`function.name`, or a flat
 /// `name`).
 pub fn tool_def_name(def: &Value) -> Option<&str> {
-    def.pointer("/function/name")
-        .or_else(|| def.get("name"))
-        .and_then(Value::as_str)
+    def.def_name()
 }
 
-/// Whether `tool` is hidden from the model for a session in `group` (and,
-/// for agent-specific rules, for `agent_id`).
-pub fn is_hidden(tool: &str, rules: &RulesSnapshot, group: &str, agent_id: Option<&str>) -> bool {
+/// Whether `tool`, declaring `traits` (for class rules like `@fs_write`),
+/// is hidden from the model for a session in `group` (and, for
+/// agent-specific rules, for `agent_id`).
+pub fn is_hidden(
+    tool: &str,
+    traits: ToolTraits,
+    rules: &RulesSnapshot,
+    group: &str,
+    agent_id: Option<&str>,
+) -> bool {
     if tool.starts_with(MCP_PREFIX) {
         return false;
     }
     rules
         .ordered(group)
-        .find(|r| r.matches_name(tool, agent_id))
+        .find(|r| r.matches_name(tool, traits, agent_id))
         .is_some_and(|r| r.action == Action::Deny)
 }
 
 /// `defs` without the tools the session's group denies by name. Order is
 /// kept; a definition without a name is kept (it cannot be called by name).
 /// Agent-specific rules are not applied (see [`visible_tool_defs_for_agent`]).
-pub fn visible_tool_defs(defs: Vec<Value>, rules: &RulesSnapshot, ctx: &RunContext) -> Vec<Value> {
+pub fn visible_tool_defs<D: DefView>(
+    defs: Vec<D>,
+    rules: &RulesSnapshot,
+    ctx: &RunContext,
+) -> Vec<D> {
     visible_tool_defs_for_agent(defs, rules, ctx, None)
 }
 
 /// [`visible_tool_defs`] for one agent, so rules restricted to that agent
-/// apply too.
-pub fn visible_tool_defs_for_agent(
-    defs: Vec<Value>,
+/// apply too. Class rules see the built-in tools' declared traits.
+pub fn visible_tool_defs_for_agent<D: DefView>(
+    defs: Vec<D>,
     rules: &RulesSnapshot,
     ctx: &RunContext,
     agent_id: Option<&str>,
-) -> Vec<Value> {
+) -> Vec<D> {
+    visible_tool_defs_with_traits(defs, rules, ctx, agent_id, builtin_traits)
+}
+
+/// [`visible_tool_defs_for_agent`] with each tool's traits from `traits_of`
+/// (the round's `ToolSet`), so a session tool declared as a writer is
+/// hidden by an `@fs_write` deny like `write_file`.
+pub fn visible_tool_defs_with_traits<D: DefView>(
+    defs: Vec<D>,
+    rules: &RulesSnapshot,
+    ctx: &RunContext,
+    agent_id: Option<&str>,
+    traits_of: impl Fn(&str) -> ToolTraits,
+) -> Vec<D> {
     defs.into_iter()
         .filter(|def| {
-            tool_def_name(def)
-                .is_none_or(|name| !is_hidden(name, rules, &ctx.permission_group, agent_id))
+            def.def_name().is_none_or(|name| {
+                !is_hidden(
+                    name,
+                    traits_of(name),
+                    rules,
+                    &ctx.permission_group,
+                    agent_id,
+                )
+            })
         })
         .collect()
 }

@@ -202,7 +202,8 @@ pub async fn gate_tool_run(
     } else {
         skald_tools::source::BUILTIN
     };
-    let mut call = CallContext::for_run(name, args, &ctx).with_source(source);
+    let traits = registry.get(name).map(|t| t.traits()).unwrap_or_default();
+    let mut call = CallContext::for_run_with_traits(name, traits, args, &ctx).with_source(source);
     if let Some(c) = registry.category_of(name) {
         call = call.with_category(c);
     }
@@ -226,11 +227,19 @@ pub async fn gate_tool_run(
             &format!("rejected: {}", decision.reason),
         )),
         Action::Require => {
-            let (old, new) = match skald_approval::predict_write(name, args) {
+            let (old, new) = match skald_approval::predict_write(name, traits, args) {
                 Some(p) => (p.old, p.new),
                 None => (None, None),
             };
-            let request = request_for(registry, name, args, decision.reason, old, new);
+            let request = skald_session::approval_request(
+                skald_session::CallCard::of(registry, name, args),
+                "",
+                name,
+                args.clone(),
+                decision.reason,
+                old,
+                new,
+            );
             match answer_of(mode, &request) {
                 Verdict::Allow => Ok(()),
                 Verdict::Reject { .. } | Verdict::UserReject { .. } => Err(fail(
@@ -239,42 +248,6 @@ pub async fn gate_tool_run(
                 )),
             }
         }
-    }
-}
-
-fn request_for(
-    registry: &ToolRegistry,
-    name: &str,
-    args: &serde_json::Value,
-    reason: String,
-    old: Option<String>,
-    new: Option<String>,
-) -> ApprovalRequest {
-    use skald_core_api::ToolDescriptionLength as L;
-    let s = |k: &str| args.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let kind = if skald_approval::is_write_tool(name) {
-        ApprovalKind::Write {
-            path: s("path").unwrap_or_default(),
-            old_content: old,
-            new_content: new,
-        }
-    } else if name == skald_tools::tool_names::EXECUTE_CMD {
-        ApprovalKind::Command {
-            command: s("command").unwrap_or_default(),
-            working_dir: s("workdir"),
-        }
-    } else {
-        ApprovalKind::Generic
-    };
-    ApprovalRequest {
-        tool_call_id: String::new(),
-        name: name.to_string(),
-        label_short: registry.describe_call(name, args, L::Short),
-        label_full: registry.describe_call(name, args, L::Full),
-        path: registry.target_path(name, args),
-        arguments: args.clone(),
-        reason,
-        kind,
     }
 }
 

@@ -82,7 +82,7 @@ impl Host {
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
         let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
-        let approvals = ApprovalManager::new(store.clone(), registry.clone());
+        let approvals = ApprovalManager::new(store.clone());
         // MCP servers connect in the background; a server's tools reach
         // the model once `activate_tools` grants it.
         let mcp = McpManager::new(Some(data_dir.join("mcp-logs")), Some(store.clone()));

@@ -190,12 +190,12 @@ enum EnvKindArg {
     Ollama,
 }
 
-impl From<EnvKindArg> for skald_session::EnvKind {
+impl From<EnvKindArg> for skald_store::ProviderKind {
     fn from(k: EnvKindArg) -> Self {
         match k {
-            EnvKindArg::Openai => skald_session::EnvKind::Openai,
-            EnvKindArg::Anthropic => skald_session::EnvKind::Anthropic,
-            EnvKindArg::Ollama => skald_session::EnvKind::Ollama,
+            EnvKindArg::Openai => skald_store::ProviderKind::OpenAi,
+            EnvKindArg::Anthropic => skald_store::ProviderKind::Anthropic,
+            EnvKindArg::Ollama => skald_store::ProviderKind::Ollama,
         }
     }
 }

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use skald_llm::ProviderConfig;
-use skald_session::{EnvKind, EnvModelChoice, env_endpoints, set_env_model};
+use skald_session::{EnvModelChoice, env_endpoints, set_env_model};
+use skald_store::ProviderKind;
 use skald_store::Store;
 
 use crate::{fail, print_out};
@@ -24,17 +25,13 @@ pub async fn list(data_dir: &Path) -> ExitCode {
 
 async fn list_with(store: &Store) -> ExitCode {
     let mut out = String::new();
-    let providers = match store.providers().list().await {
+    let providers = match skald_session::services::providers::list(store).await {
         Ok(p) => p,
         Err(e) => return fail(1, &e.to_string()),
     };
     for p in providers {
-        let models = match store.providers().list_models(&p.id).await {
-            Ok(m) => m,
-            Err(e) => return fail(1, &e.to_string()),
-        };
         out.push_str(&format!("{} (stored provider)\n", p.id));
-        for m in models {
+        for m in p.models {
             let mark = if m.is_default { "  (default)" } else { "" };
             out.push_str(&format!("  {}{mark}\n", m.name));
         }
@@ -46,7 +43,7 @@ async fn list_with(store: &Store) -> ExitCode {
     for e in endpoints {
         out.push_str(&format!(
             "{} from the environment, {}\n",
-            kind_name(e.kind),
+            e.kind.as_str(),
             e.base_url
         ));
         match e.models {
@@ -74,22 +71,14 @@ async fn list_with(store: &Store) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn kind_name(k: EnvKind) -> &'static str {
-    match k {
-        EnvKind::Openai => "openai",
-        EnvKind::Anthropic => "anthropic",
-        EnvKind::Ollama => "ollama",
-    }
-}
-
 /// `skald models use NAME`: the model turns use with an environment endpoint.
 /// `kind` is needed only when the environment configures several.
-pub async fn choose(data_dir: &Path, model: &str, kind: Option<EnvKind>) -> ExitCode {
+pub async fn choose(data_dir: &Path, model: &str, kind: Option<ProviderKind>) -> ExitCode {
     let env = ProviderConfig::from_env();
-    let configured: Vec<EnvKind> = [
-        env.openai.as_ref().map(|_| EnvKind::Openai),
-        env.anthropic.as_ref().map(|_| EnvKind::Anthropic),
-        env.ollama.as_ref().map(|_| EnvKind::Ollama),
+    let configured: Vec<ProviderKind> = [
+        env.openai.as_ref().map(|_| ProviderKind::OpenAi),
+        env.anthropic.as_ref().map(|_| ProviderKind::Anthropic),
+        env.ollama.as_ref().map(|_| ProviderKind::Ollama),
     ]
     .into_iter()
     .flatten()
@@ -99,7 +88,7 @@ pub async fn choose(data_dir: &Path, model: &str, kind: Option<EnvKind>) -> Exit
         (Some(k), _) => {
             return fail(
                 2,
-                &format!("the environment configures no {} endpoint", kind_name(k)),
+                &format!("the environment configures no {} endpoint", k.as_str()),
             );
         }
         (None, [only]) => *only,
@@ -126,7 +115,7 @@ pub async fn choose(data_dir: &Path, model: &str, kind: Option<EnvKind>) -> Exit
             print_out(&format!(
                 "turns with no --model now use {} ({})",
                 choice.model,
-                kind_name(kind)
+                kind.as_str()
             ));
             ExitCode::SUCCESS
         }

@@ -56,6 +56,38 @@ impl ToolDef {
     }
 }
 
+/// The name and description of a definition, whether typed or still the
+/// OpenAI-shaped JSON a test or an import holds, so filters and discovery
+/// take either without a conversion.
+pub trait DefView {
+    fn def_name(&self) -> Option<&str>;
+    fn def_description(&self) -> Option<&str>;
+}
+
+impl DefView for ToolDef {
+    fn def_name(&self) -> Option<&str> {
+        Some(&self.name)
+    }
+    fn def_description(&self) -> Option<&str> {
+        Some(&self.description)
+    }
+}
+
+impl DefView for Value {
+    fn def_name(&self) -> Option<&str> {
+        self.get("function")
+            .unwrap_or(self)
+            .get("name")
+            .and_then(Value::as_str)
+    }
+    fn def_description(&self) -> Option<&str> {
+        self.get("function")
+            .unwrap_or(self)
+            .get("description")
+            .and_then(Value::as_str)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ mod tool;
 mod typed;
 
 pub use content::{ContentBlock, ToolOutput};
-pub use def::ToolDef;
+pub use def::{DefView, ToolDef};
 pub use error::ToolError;
 pub use execution::{
     BoxFuture, ExecutionOutcome, SimpleExecution, ToolExecution, ToolExecutionState,

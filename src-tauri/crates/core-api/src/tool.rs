@@ -34,7 +34,8 @@ pub struct ToolTraits {
     pub writes_files: bool,
     /// Deletes or overwrites state that cannot be recovered.
     pub destructive: bool,
-    /// A missing `path` means the working directory (directory tools).
+    /// Its `path` names a directory, and a missing one means the working
+    /// directory (directory tools: `list_files`, `grep_files`).
     pub path_defaults_to_workdir: bool,
 }
 

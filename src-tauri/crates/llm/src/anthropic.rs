@@ -20,7 +20,7 @@ use crate::transport::{
     Decoder, HttpCall, error_stream, event_stream, header, http_client, join_url, json_f32,
 };
 use crate::types::{
-    ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, ToolSpec, arguments_object,
+    ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, arguments_object,
 };
 
 /// A client for Anthropic's Messages API.
@@ -249,11 +249,10 @@ fn request_body(req: &ChatRequest, default_max_tokens: u32) -> Value {
     let tools: Vec<Value> = req
         .tools
         .iter()
-        .filter_map(ToolSpec::parse)
         .map(|t| {
             let mut tool = json!({"name": t.name, "input_schema": t.parameters});
-            if let Some(d) = t.description {
-                tool["description"] = json!(d);
+            if !t.description.is_empty() {
+                tool["description"] = json!(t.description);
             }
             tool
         })

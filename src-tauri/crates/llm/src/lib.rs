@@ -43,6 +43,7 @@ pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};
 pub use retry::RetryPolicy;
+pub use skald_core_api::ToolDef;
 pub use types::{
     ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, ToolCall, reasoning_text,
 };

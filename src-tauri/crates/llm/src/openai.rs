@@ -8,6 +8,7 @@ use std::fmt;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
+use skald_core_api::ToolDef;
 
 use crate::error::{LlmError, is_retriable_kind, is_retriable_status};
 use crate::event::{StopReason, StreamEvent, Usage};
@@ -261,13 +262,10 @@ fn add_reasoning(msg: &mut Value, reasoning: &[ReasoningPart], tool_calls: &[Too
     }
 }
 
-/// A tool definition in OpenAI's `{"type":"function","function":{..}}` shape (bare
-/// `{name, description, parameters}` objects are wrapped; others pass through untouched).
-pub(crate) fn function_tool(def: &Value) -> Value {
-    if def.get("function").is_some() {
-        return def.clone();
-    }
-    json!({"type": "function", "function": def})
+/// A tool definition in OpenAI's `{"type":"function","function":{..}}` shape (Ollama takes
+/// the same).
+pub(crate) fn function_tool(def: &ToolDef) -> Value {
+    def.to_openai()
 }
 
 /// Decodes `chat.completion.chunk` frames.

@@ -4,6 +4,7 @@
 //! format. Nothing here knows about HTTP or any particular provider.
 
 use serde::{Deserialize, Serialize};
+use skald_core_api::ToolDef;
 
 /// One request to a chat model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -15,10 +16,11 @@ pub struct ChatRequest {
     pub system: Option<String>,
     /// The conversation so far.
     pub messages: Vec<Message>,
-    /// Tool definitions in OpenAI's function format:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    /// A bare `{"name", "description", "parameters"}` object is accepted too.
-    pub tools: Vec<serde_json::Value>,
+    /// The tools offered; each client maps them to its wire shape (OpenAI `function`,
+    /// Anthropic `tool` with `input_schema`, Ollama's OpenAI-like `function`). Serialised
+    /// (recordings, snapshots) in OpenAI's function shape, what most providers are sent.
+    #[serde(with = "openai_tools")]
+    pub tools: Vec<ToolDef>,
     /// Upper bound on generated tokens.
     pub max_tokens: Option<u32>,
     /// Sampling temperature.
@@ -27,6 +29,28 @@ pub struct ChatRequest {
     /// to the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+}
+
+/// `ChatRequest.tools` as OpenAI-shaped JSON: `{"type":"function","function":{..}}` out,
+/// that or a bare `{name, description, parameters}` in.
+mod openai_tools {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use skald_core_api::ToolDef;
+
+    pub fn serialize<S: Serializer>(tools: &[ToolDef], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(tools.iter().map(ToolDef::to_openai))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolDef>, D::Error> {
+        let values = Vec::<serde_json::Value>::deserialize(d)?;
+        values
+            .iter()
+            .map(|v| {
+                ToolDef::from_openai(v)
+                    .ok_or_else(|| serde::de::Error::custom("a tool definition without a name"))
+            })
+            .collect()
+    }
 }
 
 /// A model's reasoning setting, mapped by each client onto what its API offers: Anthropic's
@@ -286,31 +310,6 @@ impl ToolCall {
             name: name.into(),
             arguments: arguments.into(),
         }
-    }
-}
-
-/// A tool definition's parts, read from either OpenAI's `{"type":"function","function":{..}}`
-/// shape or a bare `{name, description, parameters}` object.
-pub(crate) struct ToolSpec<'a> {
-    pub name: &'a str,
-    pub description: Option<&'a str>,
-    pub parameters: serde_json::Value,
-}
-
-impl<'a> ToolSpec<'a> {
-    pub(crate) fn parse(def: &'a serde_json::Value) -> Option<Self> {
-        let f = def.get("function").unwrap_or(def);
-        let name = f.get("name")?.as_str()?;
-        let parameters = f
-            .get("parameters")
-            .or_else(|| f.get("input_schema"))
-            .cloned()
-            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-        Some(ToolSpec {
-            name,
-            description: f.get("description").and_then(|d| d.as_str()),
-            parameters,
-        })
     }
 }
 

@@ -7,10 +7,10 @@ use ts_rs::{Config, TS};
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
     ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView, IpcError,
-    LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKindView,
-    ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
-    SessionEvent, SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory,
-    ToolInfo, ToolKind, TurnOutcome, UsageView,
+    LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind, ProviderView,
+    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
+    SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
+    ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
@@ -56,7 +56,7 @@ pub fn typescript() -> String {
         decl::<TaskRunView>(&cfg),
         decl::<TaskView>(&cfg),
         decl::<TaskDetailView>(&cfg),
-        decl::<ProviderKindView>(&cfg),
+        decl::<ProviderKind>(&cfg),
         decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),
         decl::<ProviderView>(&cfg),

@@ -31,11 +31,13 @@ pub use session::{
     TurnOutcome, UsageView,
 };
 pub use settings::{
-    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView,
-    ReasoningSetting,
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
+    ReasoningSetting, UnknownProviderKind,
+};
+pub use tools::{
+    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
 };
 pub use tasks::{TaskDetailView, TaskRunView, TaskView};
-pub use tools::{AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind};
 pub use viewer::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,

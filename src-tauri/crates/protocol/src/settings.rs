@@ -4,12 +4,63 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// A provider's wire protocol — one enum for IPC, the `providers.kind`
+/// column and the environment's endpoints (`openai`, `anthropic`, `ollama`
+/// everywhere). Named `ProviderKindView` in the TypeScript bindings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
-pub enum ProviderKindView {
-    Openai,
+#[ts(rename = "ProviderKindView")]
+pub enum ProviderKind {
+    /// OpenAI-compatible chat completions.
+    OpenAi,
+    /// Anthropic messages.
     Anthropic,
+    /// Ollama.
     Ollama,
+}
+
+impl ProviderKind {
+    pub const ALL: [Self; 3] = [Self::OpenAi, Self::Anthropic, Self::Ollama];
+
+    /// The wire and column text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+        }
+    }
+
+    /// Parses the wire/column text; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A provider kind text that names none (a damaged row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownProviderKind(pub String);
+
+impl std::fmt::Display for UnknownProviderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown provider kind {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownProviderKind {}
+
+/// What the store decodes its text column with.
+impl TryFrom<String> for ProviderKind {
+    type Error = UnknownProviderKind;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Self::parse(&s).ok_or(UnknownProviderKind(s))
+    }
 }
 
 /// How much a model should reason, where its API lets a client say (Anthropic's thinking
@@ -62,7 +113,7 @@ pub struct ModelView {
 #[serde(rename_all = "camelCase")]
 pub struct ProviderView {
     pub id: String,
-    pub kind: ProviderKindView,
+    pub kind: ProviderKind,
     pub name: String,
     pub base_url: Option<String>,
     pub has_api_key: bool,
@@ -74,7 +125,7 @@ pub struct ProviderView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct NewProviderInput {
-    pub kind: ProviderKindView,
+    pub kind: ProviderKind,
     pub name: String,
     pub base_url: Option<String>,
     pub api_key: Option<String>,
@@ -98,7 +149,7 @@ pub struct LocalOllamaView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EnvEndpointView {
-    pub kind: ProviderKindView,
+    pub kind: ProviderKind,
     pub base_url: String,
     pub has_api_key: bool,
     pub models: Vec<String>,

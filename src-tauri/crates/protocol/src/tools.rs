@@ -89,6 +89,17 @@ pub enum ToolCallStatus {
 }
 
 impl ToolCallStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [Self; 6] = [
+        Self::Running,
+        Self::Pending,
+        Self::Done,
+        Self::Failed,
+        Self::Cancelled,
+        Self::Rejected,
+    ];
+
+    /// The wire and database text (`chat_llm_tools.status`).
     pub fn as_str(self) -> &'static str {
         match self {
             ToolCallStatus::Running => "running",
@@ -100,6 +111,7 @@ impl ToolCallStatus {
         }
     }
 
+    /// Parses the wire/database text; `None` for anything else (case-sensitive).
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "running" => ToolCallStatus::Running,
@@ -121,5 +133,38 @@ impl ToolCallStatus {
             | ToolCallStatus::Cancelled
             | ToolCallStatus::Rejected => true,
         }
+    }
+}
+
+impl std::fmt::Display for ToolCallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status text that names no [`ToolCallStatus`] (a damaged row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownToolCallStatus(pub String);
+
+impl std::fmt::Display for UnknownToolCallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown tool call status {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownToolCallStatus {}
+
+impl std::str::FromStr for ToolCallStatus {
+    type Err = UnknownToolCallStatus;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s).ok_or_else(|| UnknownToolCallStatus(s.to_string()))
+    }
+}
+
+/// What the store decodes its text column with.
+impl TryFrom<String> for ToolCallStatus {
+    type Error = UnknownToolCallStatus;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
     }
 }

@@ -225,23 +225,10 @@ pub(crate) fn view(
         label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
         path: registry.target_path(name, &arguments),
         arguments,
-        status: protocol_status(status),
+        status,
         result,
         blocks: Vec::new(),
         decision_reason: None,
-    }
-}
-
-pub(crate) fn protocol_status(s: skald_store::ToolCallStatus) -> skald_protocol::ToolCallStatus {
-    use skald_protocol::ToolCallStatus as P;
-    use skald_store::ToolCallStatus as S;
-    match s {
-        S::Running => P::Running,
-        S::Pending => P::Pending,
-        S::Done => P::Done,
-        S::Failed => P::Failed,
-        S::Cancelled => P::Cancelled,
-        S::Rejected => P::Rejected,
     }
 }
 

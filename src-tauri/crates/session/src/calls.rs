@@ -10,8 +10,8 @@
 use futures_util::StreamExt;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, CancellationToken, ContentBlock, ExecutionOutcome, ToolOutput, ToolProgress,
-    drive_with_progress,
+    BoxFuture, CancellationToken, ContentBlock, ExecutionOutcome, ToolDescriptionLength,
+    ToolOutput, ToolProgress, drive_with_progress,
 };
 use skald_llm::ToolCall;
 use skald_protocol::SessionEvent;
@@ -277,6 +277,12 @@ pub(crate) async fn execute(
         return Ok(Outcome::Failed(e.to_string()));
     }
     let repo = t.inner.store.tool_calls();
+    let (label_short, label_full) = with_display_base(Some(t.workdir), || {
+        (
+            tools.describe_call(name, &args, ToolDescriptionLength::Short),
+            tools.describe_call(name, &args, ToolDescriptionLength::Full),
+        )
+    });
     let gate_call = GateCall {
         session_id: t.session_id().to_string(),
         agent_id: t.agent_id.to_string(),
@@ -285,6 +291,9 @@ pub(crate) async fn execute(
         category: tools.category_of(name),
         source: tools.source_of(name),
         path: tools.target_path(name, &args),
+        traits: tools.traits_of(name),
+        label_short,
+        label_full,
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
     };

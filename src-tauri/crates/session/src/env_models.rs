@@ -5,33 +5,24 @@
 
 use serde::{Deserialize, Serialize};
 use skald_llm::{ModelApi, ProviderConfig, list_models};
-use skald_store::Store;
+use skald_store::{ProviderKind, Store};
 
 use crate::error::SessionError;
 
 /// The settings key of the remembered pick.
 pub const ENV_MODEL_SETTING: &str = "providers.environment.model";
 
-/// Which environment endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EnvKind {
-    Openai,
-    Anthropic,
-    Ollama,
-}
-
 /// The model picked for an environment endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnvModelChoice {
-    pub kind: EnvKind,
+    pub kind: ProviderKind,
     pub model: String,
 }
 
 /// One endpoint the environment configures, with what it lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvEndpoint {
-    pub kind: EnvKind,
+    pub kind: ProviderKind,
     pub base_url: String,
     pub has_api_key: bool,
     /// The endpoint's models, or why they could not be listed.
@@ -46,10 +37,10 @@ pub async fn env_endpoints(
     env: &ProviderConfig,
 ) -> Result<Vec<EnvEndpoint>, SessionError> {
     let chosen = env_model_choice(store).await?;
-    let mut wanted: Vec<(EnvKind, ModelApi, String, Option<String>)> = Vec::new();
+    let mut wanted: Vec<(ProviderKind, ModelApi, String, Option<String>)> = Vec::new();
     if let Some(o) = &env.openai {
         wanted.push((
-            EnvKind::Openai,
+            ProviderKind::OpenAi,
             ModelApi::OpenAi,
             o.base_url.clone(),
             o.api_key.clone(),
@@ -57,14 +48,19 @@ pub async fn env_endpoints(
     }
     if let Some(a) = &env.anthropic {
         wanted.push((
-            EnvKind::Anthropic,
+            ProviderKind::Anthropic,
             ModelApi::Anthropic,
             a.base_url.clone(),
             Some(a.api_key.clone()),
         ));
     }
     if let Some(o) = &env.ollama {
-        wanted.push((EnvKind::Ollama, ModelApi::Ollama, o.base_url.clone(), None));
+        wanted.push((
+            ProviderKind::Ollama,
+            ModelApi::Ollama,
+            o.base_url.clone(),
+            None,
+        ));
     }
     let listed = futures_util::future::join_all(
         wanted

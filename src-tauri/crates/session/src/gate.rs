@@ -9,8 +9,9 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use skald_core_api::{BoxFuture, ToolCategory};
+use skald_core_api::{BoxFuture, ToolCategory, ToolDef, ToolTraits};
 use skald_protocol::ApprovalRequest;
+use skald_tools::ToolSet;
 
 /// What the gate is asked about: one call, with its effective arguments.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +30,12 @@ pub struct GateCall {
     pub source: Option<String>,
     /// The file the call acts on, if any.
     pub path: Option<String>,
+    /// What the tool declares it does to files (its class for `@fs_read` /
+    /// `@fs_write` rules, the fast paths and the write preview).
+    pub traits: ToolTraits,
+    /// The call's labels, from the tool itself, for the approval card.
+    pub label_short: String,
+    pub label_full: String,
     pub working_dir: PathBuf,
 }
 
@@ -112,12 +119,14 @@ pub trait ApprovalGate: Send + Sync {
     }
 
     /// The tool definitions the session may be offered (a tool denied by
-    /// name is hidden). Default: all of them.
+    /// name, or by a class its traits in `tools` put it in, is hidden).
+    /// Default: all of them.
     fn visible_tools<'a>(
         &'a self,
         _session_id: &'a str,
-        defs: Vec<Value>,
-    ) -> BoxFuture<'a, Vec<Value>> {
+        defs: Vec<ToolDef>,
+        _tools: &'a ToolSet,
+    ) -> BoxFuture<'a, Vec<ToolDef>> {
         Box::pin(std::future::ready(defs))
     }
 

@@ -30,6 +30,7 @@ mod known_tools;
 pub mod notes;
 mod provider;
 mod resume;
+pub mod services;
 mod sessions;
 mod subagent;
 pub mod tasks;
@@ -42,13 +43,14 @@ pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_pr
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
 };
-pub use approval::{ApprovalManager, DECISION_ALLOW, DECISION_REQUIRE, bootstrap};
+pub use approval::{
+    ApprovalManager, CallCard, DECISION_ALLOW, DECISION_REQUIRE, approval_request, bootstrap,
+};
 pub use attention::{Attention, AttentionKind};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
 pub use env_models::{
-    ENV_MODEL_SETTING, EnvEndpoint, EnvKind, EnvModelChoice, env_endpoints, env_model_choice,
-    set_env_model,
+    ENV_MODEL_SETTING, EnvEndpoint, EnvModelChoice, env_endpoints, env_model_choice, set_env_model,
 };
 pub use environment::environment_block;
 pub use error::SessionError;

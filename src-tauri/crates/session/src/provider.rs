@@ -15,7 +15,7 @@ use skald_llm::{
 };
 use skald_store::{ProviderKind, ProviderRow, Store};
 
-use crate::env_models::{EnvKind, env_model_choice};
+use crate::env_models::env_model_choice;
 use crate::error::SessionError;
 
 /// A client and the model name to ask it for.
@@ -228,22 +228,22 @@ impl DefaultProviderResolver {
     /// environment still configures it.
     fn env_client_of(
         &self,
-        kind: EnvKind,
+        kind: ProviderKind,
         model: &str,
     ) -> Result<Option<ResolvedModel>, SessionError> {
         let provider: Arc<dyn LlmProvider> = match kind {
-            EnvKind::Openai => match &self.env.openai {
+            ProviderKind::OpenAi => match &self.env.openai {
                 Some(o) => Arc::new(OpenAiCompatible::new(
                     o.base_url.clone(),
                     o.api_key.clone(),
                 )?),
                 None => return Ok(None),
             },
-            EnvKind::Anthropic => match &self.env.anthropic {
+            ProviderKind::Anthropic => match &self.env.anthropic {
                 Some(a) => Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?),
                 None => return Ok(None),
             },
-            EnvKind::Ollama => match &self.env.ollama {
+            ProviderKind::Ollama => match &self.env.ollama {
                 Some(o) => Arc::new(Ollama::new(o.base_url.clone())?),
                 None => return Ok(None),
             },

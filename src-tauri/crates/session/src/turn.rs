@@ -249,23 +249,26 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     // (`activate_tools`), for the root by the session, for a sub-agent by
     // its frame.
     let mcp_granted = crate::activate::granted(store, t.session_id(), t.frame_id, depth).await?;
-    let tools: Vec<Value> = t
+    let tools: Vec<ToolDef> = t
         .tools
         .definitions(Audience {
             depth,
             config_granted: config_granted || (depth > 0 && mcp_granted.contains(tn::CONFIG_GROUP)),
         })
-        .iter()
+        .into_iter()
         .filter(|d| {
             ToolName::parse(d.name.as_str())
                 .mcp_server()
                 .is_none_or(|server| mcp_granted.contains(server))
         })
-        .map(ToolDef::to_openai)
         .collect();
     // A tool the session's group denies by name is not offered (the lazy
     // config group included); MCP tools always are.
-    let tools = t.inner.gate.visible_tools(t.session_id(), tools).await;
+    let tools = t
+        .inner
+        .gate
+        .visible_tools(t.session_id(), tools, &t.tools)
+        .await;
     // The scratchpad is its own block after the static prompt (which stays
     // byte-identical, cacheable), read fresh each round so a person's edit
     // or another agent's update reaches the very next request.
@@ -292,11 +295,12 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
 }
 
 /// Taps the assembled definitions for `known_tools`, grouped by source.
-fn observe_offered(t: &Turn<'_>, defs: &[Value]) {
-    let mut by_source: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+fn observe_offered(t: &Turn<'_>, defs: &[ToolDef]) {
+    let mut by_source: std::collections::BTreeMap<String, Vec<ToolDef>> = Default::default();
     for d in defs {
-        let source = ToolDef::from_openai(d)
-            .and_then(|def| t.tools.source_of(&def.name))
+        let source = t
+            .tools
+            .source_of(&d.name)
             .unwrap_or_else(|| skald_tools::source::BUILTIN.to_string());
         by_source.entry(source).or_default().push(d.clone());
     }
@@ -463,11 +467,7 @@ mod tests {
         assert!(!system.contains("root wrote this"), "{system}");
         assert!(block(&req).contains("## plan\nroot wrote this"));
         // The sub-agent is offered the companion tools, not the root-only one.
-        let names: Vec<String> = req
-            .tools
-            .iter()
-            .filter_map(|d| d["function"]["name"].as_str().map(str::to_string))
-            .collect();
+        let names: Vec<String> = req.tools.iter().map(|d| d.name.clone()).collect();
         assert!(names.contains(&"update_scratchpad".to_string()));
         assert!(!names.contains(&"read_notification".to_string()));
 

@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits,
+    input_schema, parse_args,
 };
 
 use crate::ToolRegistry;
@@ -135,6 +135,10 @@ impl Tool for GetAstOutline {
 
     fn category(&self) -> ToolCategory {
         ToolCategory::Filesystem
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READS
     }
 }
 

@@ -5,8 +5,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
-use skald_core_api::BoxFuture;
+use skald_core_api::{BoxFuture, DefView};
 
 /// One tool seen in an assembled tool array.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,25 +33,21 @@ impl ToolDiscovery {
         }
     }
 
-    /// Picks the names not seen before out of OpenAI-style definitions
-    /// (`{"type":"function","function":{"name",…}}`) and marks them seen.
-    pub fn take_new(&self, defs: &[Value], source: &str) -> Vec<DiscoveredTool> {
+    /// Picks the names not seen before out of definitions (typed, or
+    /// OpenAI-style JSON) and marks them seen.
+    pub fn take_new<D: DefView>(&self, defs: &[D], source: &str) -> Vec<DiscoveredTool> {
         let Ok(mut seen) = self.seen.lock() else {
             return Vec::new();
         };
         let mut fresh = Vec::new();
         for def in defs {
-            let f = def.get("function").unwrap_or(def);
-            let Some(name) = f.get("name").and_then(Value::as_str) else {
+            let Some(name) = def.def_name() else {
                 continue;
             };
             if seen.insert(name.to_string()) {
                 fresh.push(DiscoveredTool {
                     name: name.to_string(),
-                    description: f
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
+                    description: def.def_description().map(str::to_string),
                     source: source.to_string(),
                 });
             }
@@ -63,7 +58,11 @@ impl ToolDiscovery {
     /// Observes one round's tool array. New names are written by a spawned
     /// task; the returned handle lets tests (and shutdown) await the write.
     /// Must be called inside a Tokio runtime.
-    pub fn observe(&self, defs: &[Value], source: &str) -> Option<tokio::task::JoinHandle<()>> {
+    pub fn observe<D: DefView>(
+        &self,
+        defs: &[D],
+        source: &str,
+    ) -> Option<tokio::task::JoinHandle<()>> {
         let fresh = self.take_new(defs, source);
         if fresh.is_empty() {
             return None;

@@ -18,7 +18,7 @@ pub mod restart;
 pub mod tool_names;
 mod toolset;
 
-pub use builtin::{BuiltinDeps, builtin_registry};
+pub use builtin::{BuiltinDeps, builtin_registry, builtin_traits};
 pub use catalog::{McpToolSource, ToolCatalog, synthetic_tools};
 pub use discovery::{DiscoveredTool, KnownToolsSink, ToolDiscovery};
 pub use items::{ItemSource, ListItems, ToggleItem};

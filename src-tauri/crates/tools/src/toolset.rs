@@ -57,6 +57,8 @@ impl ToolSource for ToolRegistry {
 pub trait CallLabels {
     fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String;
     fn target_path(&self, name: &str, args: &Value) -> Option<String>;
+    /// What the tool declares it does to files (default for unknown names).
+    fn traits_of(&self, name: &str) -> ToolTraits;
 }
 
 impl CallLabels for ToolRegistry {
@@ -66,6 +68,9 @@ impl CallLabels for ToolRegistry {
     fn target_path(&self, name: &str, args: &Value) -> Option<String> {
         ToolRegistry::target_path(self, name, args)
     }
+    fn traits_of(&self, name: &str) -> ToolTraits {
+        self.get(name).map(|t| t.traits()).unwrap_or_default()
+    }
 }
 
 impl CallLabels for ToolSet {
@@ -74,6 +79,9 @@ impl CallLabels for ToolSet {
     }
     fn target_path(&self, name: &str, args: &Value) -> Option<String> {
         ToolSet::target_path(self, name, args)
+    }
+    fn traits_of(&self, name: &str) -> ToolTraits {
+        ToolSet::traits_of(self, name)
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use skald_approval::predict_write;
+use skald_tools::builtin_traits;
 
 #[test]
 fn a_preview_never_reads_a_secret_even_through_a_symlink() {
@@ -18,7 +19,7 @@ fn a_preview_never_reads_a_secret_even_through_a_symlink() {
         root.join("secrets/key.txt"),
     ] {
         let args = json!({"path": path, "old_string": "TOPSECRET", "new_string": "x"});
-        let preview = predict_write("edit_file", &args).unwrap();
+        let preview = predict_write("edit_file", builtin_traits("edit_file"), &args).unwrap();
         assert_eq!(preview.old, None, "{}", path.display());
         assert_eq!(preview.new, None, "{}", path.display());
     }
@@ -26,7 +27,7 @@ fn a_preview_never_reads_a_secret_even_through_a_symlink() {
     // An ordinary file still gets its diff.
     std::fs::write(root.join("g/plain.txt"), "a\nb\n").unwrap();
     let args = json!({"path": root.join("g/plain.txt"), "old_string": "b", "new_string": "c"});
-    let preview = predict_write("edit_file", &args).unwrap();
+    let preview = predict_write("edit_file", builtin_traits("edit_file"), &args).unwrap();
     assert_eq!(preview.old.as_deref(), Some("a\nb\n"));
     assert_eq!(preview.new.as_deref(), Some("a\nc\n"));
 }
@@ -62,7 +63,10 @@ fn the_preview_is_what_the_tool_writes() {
         std::fs::write(&path, before).unwrap();
         let mut args = extra;
         args["path"] = json!(path);
-        let predicted = predict_write(tool, &args).unwrap().new.unwrap();
+        let predicted = predict_write(tool, builtin_traits(tool), &args)
+            .unwrap()
+            .new
+            .unwrap();
         let exec = registry.run(tool, args.clone()).unwrap();
         let outcome = rt.block_on(drive_execution(exec.as_ref(), CancellationToken::new()));
         assert!(

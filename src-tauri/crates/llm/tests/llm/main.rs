@@ -37,19 +37,16 @@ pub fn fixed_request() -> ChatRequest {
     }
 }
 
-pub fn read_file_tool() -> serde_json::Value {
-    serde_json::json!({
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a text file.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string", "description": "File path"}},
-                "required": ["path"]
-            }
-        }
-    })
+pub fn read_file_tool() -> skald_llm::ToolDef {
+    skald_llm::ToolDef::new(
+        "read_file",
+        "Read a text file.",
+        serde_json::json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "File path"}},
+            "required": ["path"]
+        }),
+    )
 }
 
 pub fn simple_request(text: &str) -> ChatRequest {

@@ -130,7 +130,7 @@ async fn run(root: &std::path::Path, real_gate: bool) -> Result<(), String> {
     });
     let handler = if real_gate {
         bootstrap(&store).await.map_err(|e| e.to_string())?;
-        let gate = ApprovalManager::new(store.clone(), handler.registry().clone());
+        let gate = ApprovalManager::new(store.clone());
         gate.add_rule(&NewApprovalRule {
             group_name: DEFAULT_GROUP.into(),
             agent_id: None,

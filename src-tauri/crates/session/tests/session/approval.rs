@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use skald_approval::{Bypass, BypassScope};
 use skald_llm::{FakeProvider, LlmProvider, ScriptedTurn};
 use skald_protocol::{
@@ -21,7 +20,7 @@ use crate::common::*;
 /// The env's handler behind a seeded `ApprovalManager`.
 async fn gated(e: &Env) -> (ChatSessionHandler, ApprovalManager) {
     bootstrap(&e.store).await.unwrap();
-    let mgr = ApprovalManager::new(e.store.clone(), e.handler.registry().clone());
+    let mgr = ApprovalManager::new(e.store.clone());
     (e.handler.clone().with_gate(Arc::new(mgr.clone())), mgr)
 }
 
@@ -260,12 +259,7 @@ async fn a_bypass_turns_require_into_allow_but_never_a_deny() {
 }
 
 fn tool_names(req: &skald_llm::ChatRequest) -> Vec<String> {
-    let mut names: Vec<String> = req
-        .tools
-        .iter()
-        .filter_map(|d| d.pointer("/function/name").and_then(Value::as_str))
-        .map(str::to_string)
-        .collect();
+    let mut names: Vec<String> = req.tools.iter().map(|d| d.name.clone()).collect();
     names.sort();
     names
 }
@@ -323,7 +317,7 @@ async fn restarted(e: &Env, turns: Vec<ScriptedTurn>) -> (ChatSessionHandler, Ar
     let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
     let fake = Arc::new(FakeProvider::new(turns));
     let provider: Arc<dyn LlmProvider> = fake.clone();
-    let mgr = ApprovalManager::new(store.clone(), registry.clone());
+    let mgr = ApprovalManager::new(store.clone());
     let h = ChatSessionHandler::new(
         store,
         registry,
@@ -434,7 +428,7 @@ async fn without_a_provider_a_restart_approval_is_only_recorded() {
     let root = e.dir.path().canonicalize().unwrap();
     let store = Store::open(&root.join("data")).await.unwrap();
     let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
-    let mgr = ApprovalManager::new(store.clone(), registry.clone());
+    let mgr = ApprovalManager::new(store.clone());
     let h = ChatSessionHandler::new(
         store.clone(),
         registry,

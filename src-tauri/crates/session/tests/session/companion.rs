@@ -429,10 +429,7 @@ async fn stop_withdraws_a_question() {
 }
 
 fn offered(req: &ChatRequest) -> Vec<String> {
-    req.tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-        .collect()
+    req.tools.iter().map(|t| t.name.clone()).collect()
 }
 
 #[tokio::test]

@@ -86,11 +86,7 @@ async fn text_only_turn() {
     );
     assert!(environment.ends_with("</environment>"), "{system}");
     assert_eq!(req.messages, vec![Message::user("Hi there")]);
-    assert!(
-        req.tools
-            .iter()
-            .any(|t| t["function"]["name"] == "execute_cmd")
-    );
+    assert!(req.tools.iter().any(|t| t.name == "execute_cmd"));
 
     // The session got a title and shows in the list; history reads back.
     let list = e.handler.list_sessions().await.unwrap();

@@ -1,16 +1,20 @@
 //! An InterfaceTool added to a session in a few lines: the model is offered
 //! it and can call it, the gate sees its category and source, and its label
 //! and target path reach its card — with what it needs (the session id, the
-//! working directory) captured when it was built for the frame.
+//! working directory) captured when it was built for the frame. One that
+//! declares it writes files is gated like `write_file`.
 
 use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skald_core_api::{BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolResult, TypedTool};
+use skald_core_api::{
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits,
+    TypedTool,
+};
 use skald_llm::{ScriptedTurn, StopReason};
-use skald_protocol::{SessionEvent, TurnOutcome};
+use skald_protocol::{ApprovalKind, SessionEvent, TurnOutcome};
 use skald_session::{
     ApprovalGate, FrameContext, GateCall, GateDecision, InterfaceTools, RecordingSink,
 };
@@ -96,12 +100,7 @@ async fn an_interface_tool_is_offered_called_gated_and_labelled() {
     assert_eq!(outcome, TurnOutcome::Completed);
 
     // Offered to the model beside the built-ins.
-    let offered: Vec<String> = e
-        .request(0)
-        .tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-        .collect();
+    let offered: Vec<String> = e.request(0).tools.iter().map(|t| t.name.clone()).collect();
     assert!(offered.contains(&"pin_file".to_string()), "{offered:?}");
     assert!(offered.contains(&"read_file".to_string()));
 
@@ -240,4 +239,152 @@ async fn a_call_id_taken_meanwhile_is_renamed_and_the_session_stays_usable() {
         .await
         .unwrap();
     assert_eq!(next, TurnOutcome::Completed);
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SaveNoteInput {
+    /// The file to write, relative to the working directory.
+    path: String,
+    text: String,
+}
+
+/// A session tool that writes files and says so (`ToolTraits::WRITES`);
+/// no rule, list or gate names it.
+#[derive(Clone)]
+struct SaveNote {
+    workdir: std::path::PathBuf,
+}
+
+impl TypedTool for SaveNote {
+    type Input = SaveNoteInput;
+    fn name(&self) -> &str {
+        "save_note"
+    }
+    fn description(&self) -> &str {
+        "Saves a note to a file."
+    }
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Filesystem
+    }
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::WRITES
+    }
+    fn run(&self, input: SaveNoteInput) -> ToolResult {
+        let path = self.workdir.join(&input.path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| ToolError::failed(e.to_string()))?;
+        }
+        std::fs::write(&path, &input.text).map_err(|e| ToolError::failed(e.to_string()))?;
+        Ok(format!("saved {}", input.path))
+    }
+    fn describe(&self, args: &Value, _l: ToolDescriptionLength) -> String {
+        format!("save_note `{}`", args["path"].as_str().unwrap_or("?"))
+    }
+    fn target_path(&self, args: &Value) -> Option<String> {
+        args["path"].as_str().map(str::to_string)
+    }
+}
+
+fn save_notes() -> Arc<dyn InterfaceTools> {
+    Arc::new(|f: &FrameContext| -> Vec<Arc<dyn Tool>> {
+        vec![Arc::new(SaveNote {
+            workdir: f.working_dir.clone(),
+        })]
+    })
+}
+
+fn approval_requests(sink: &RecordingSink) -> Vec<skald_protocol::ApprovalRequest> {
+    sink.events()
+        .into_iter()
+        .filter_map(|ev| match ev {
+            SessionEvent::ApprovalRequired { request, .. } => Some(request),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The seeded rules treat a session tool declared as a writer like
+/// `write_file`: `@fs_write allow memory/*` lets it write the agent's
+/// memory without asking, elsewhere it is asked about with a write card
+/// carrying its own label and target path.
+#[tokio::test]
+async fn an_interface_tool_declared_as_write_is_gated_like_write_file() {
+    let e = env([
+        ScriptedTurn::tool_reply("n1", "save_note", r#"{"path": "memory/n.md", "text": "a"}"#),
+        ScriptedTurn::tool_reply("n2", "save_note", r#"{"path": "notes.md", "text": "b"}"#),
+        ScriptedTurn::text_reply("saved"),
+    ])
+    .await;
+    skald_session::bootstrap(&e.store).await.unwrap();
+    let mgr = skald_session::ApprovalManager::new(e.store.clone());
+    let h = e
+        .handler
+        .clone()
+        .with_gate(Arc::new(mgr))
+        .with_interface_tools(save_notes());
+    let sid = e.session().await;
+    let sink = Arc::new(RecordingSink::new());
+    let (h2, id, s2) = (h.clone(), sid.clone(), sink.clone());
+    let turn = tokio::spawn(async move { h2.send_message(&id, "save", s2).await.unwrap() });
+    wait_until("ApprovalRequired", || !approval_requests(&sink).is_empty()).await;
+
+    // Under memory/: allowed by the class rule, as write_file would be.
+    let first = e.store.tool_calls().get("n1").await.unwrap().unwrap();
+    assert_eq!(first.decision.as_deref(), Some("allow"));
+    let reason = first.decision_reason.unwrap_or_default();
+    assert!(reason.contains("@fs_write memory/*"), "{reason}");
+    assert_eq!(std::fs::read_to_string(e.path("memory/n.md")).unwrap(), "a");
+
+    // Elsewhere: asked about with a write card, labelled by the tool.
+    let req = approval_requests(&sink).remove(0);
+    assert_eq!(req.tool_call_id, "n2");
+    assert_eq!(req.label_short, "save_note `notes.md`");
+    assert_eq!(req.path.as_deref(), Some("notes.md"));
+    assert!(
+        matches!(&req.kind, ApprovalKind::Write { path, .. } if path == "notes.md"),
+        "{:?}",
+        req.kind
+    );
+    assert!(!e.path("notes.md").exists());
+    h.approve("n2", RecordingSink::new()).await.unwrap();
+    let outcome = tokio::time::timeout(std::time::Duration::from_secs(10), turn)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    assert_eq!(std::fs::read_to_string(e.path("notes.md")).unwrap(), "b");
+}
+
+/// An `@fs_write` deny hides the declared writer from the model, as it
+/// hides `write_file`; readers stay offered.
+#[tokio::test]
+async fn an_fs_write_deny_hides_a_declared_writer() {
+    let e = env([ScriptedTurn::text_reply("ok")]).await;
+    skald_session::bootstrap(&e.store).await.unwrap();
+    let mgr = skald_session::ApprovalManager::new(e.store.clone());
+    mgr.add_rule(&skald_store::NewApprovalRule {
+        group_name: skald_store::DEFAULT_GROUP.into(),
+        agent_id: None,
+        source: None,
+        tool_pattern: "@fs_write".into(),
+        path_pattern: None,
+        action: skald_store::RuleAction::Deny,
+        note: None,
+        priority: 500,
+    })
+    .await
+    .unwrap();
+    let h = e
+        .handler
+        .clone()
+        .with_gate(Arc::new(mgr))
+        .with_interface_tools(save_notes());
+    let sid = e.session().await;
+    h.send_message(&sid, "hi", RecordingSink::new())
+        .await
+        .unwrap();
+    let offered: Vec<String> = e.request(0).tools.iter().map(|t| t.name.clone()).collect();
+    assert!(!offered.contains(&"save_note".to_string()), "{offered:?}");
+    assert!(!offered.contains(&"write_file".to_string()), "{offered:?}");
+    assert!(offered.contains(&"read_file".to_string()), "{offered:?}");
 }

@@ -47,10 +47,7 @@ impl ToolSource for DemoSource {
 }
 
 fn offered(req: &skald_llm::ChatRequest) -> Vec<String> {
-    req.tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-        .collect()
+    req.tools.iter().map(|t| t.name.clone()).collect()
 }
 
 fn lister() -> Arc<dyn GroupLister> {

@@ -20,6 +20,7 @@ mod providers;
 mod reasoning;
 mod resume;
 mod rich;
+mod services;
 mod snapshots;
 mod stop;
 mod subagents;

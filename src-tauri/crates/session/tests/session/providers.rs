@@ -203,7 +203,7 @@ async fn a_local_ollama_without_models_says_to_pull_one() {
 /// the pick is remembered, in the same store a later process opens.
 #[tokio::test]
 async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
-    use skald_session::{EnvKind, EnvModelChoice, env_endpoints, set_env_model};
+    use skald_session::{EnvModelChoice, env_endpoints, set_env_model};
     let (dir, store) = store().await;
     let models =
         tags_server(r#"{"object":"list","data":[{"id":"qwen-coder"},{"id":"llama-70b"}]}"#).await;
@@ -213,7 +213,7 @@ async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
     ]);
     let endpoints = env_endpoints(&store, &env).await.unwrap();
     assert_eq!(endpoints.len(), 1);
-    assert_eq!(endpoints[0].kind, EnvKind::Openai);
+    assert_eq!(endpoints[0].kind, ProviderKind::OpenAi);
     assert_eq!(
         endpoints[0].models.as_deref(),
         Ok(&["qwen-coder".to_string(), "llama-70b".to_string()][..])
@@ -223,7 +223,7 @@ async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
     set_env_model(
         &store,
         &EnvModelChoice {
-            kind: EnvKind::Openai,
+            kind: ProviderKind::OpenAi,
             model: "llama-70b".into(),
         },
     )
@@ -234,7 +234,7 @@ async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
         set_env_model(
             &store,
             &EnvModelChoice {
-                kind: EnvKind::Openai,
+                kind: ProviderKind::OpenAi,
                 model: " ".into()
             }
         )

@@ -188,10 +188,7 @@ pub(crate) fn answer(text: &str) -> ScriptedTurn {
 }
 
 pub(crate) fn tool_names(req: &ChatRequest) -> Vec<String> {
-    req.tools
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-        .collect()
+    req.tools.iter().map(|t| t.name.clone()).collect()
 }
 
 pub(crate) fn user_text(m: &Message) -> &str {
@@ -723,7 +720,7 @@ async fn a_bad_target_fails_before_anyone_is_asked() {
 async fn a_sub_agents_approval_survives_a_restart_and_approving_continues_both() {
     use skald_session::ApprovalManager;
     let gated = |h: ChatSessionHandler| {
-        let mgr = ApprovalManager::new(h.store().clone(), h.registry().clone());
+        let mgr = ApprovalManager::new(h.store().clone());
         h.with_gate(Arc::new(mgr))
     };
     let e = env_with(

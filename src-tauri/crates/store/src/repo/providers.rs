@@ -5,44 +5,12 @@
 use sqlx::FromRow;
 use sqlx::sqlite::SqlitePool;
 
-use crate::columns::{expect_one, now_ms, text_column};
+use crate::columns::{expect_one, now_ms};
 use crate::error::{Result, StoreError};
 
-/// Wire protocol of a provider, stored in `providers.kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProviderKind {
-    /// OpenAI-compatible chat completions.
-    OpenAi,
-    /// Anthropic messages.
-    Anthropic,
-    /// Ollama.
-    Ollama,
-}
-
-impl ProviderKind {
-    /// The column text.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::OpenAi => "openai",
-            Self::Anthropic => "anthropic",
-            Self::Ollama => "ollama",
-        }
-    }
-
-    /// Parses the column text.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "openai" => Ok(Self::OpenAi),
-            "anthropic" => Ok(Self::Anthropic),
-            "ollama" => Ok(Self::Ollama),
-            other => Err(StoreError::Invalid(format!(
-                "unknown provider kind {other:?}"
-            ))),
-        }
-    }
-}
-
-text_column!(ProviderKind);
+/// Wire protocol of a provider, stored in `providers.kind` as its text: the
+/// protocol's enum, shared with IPC and the environment's endpoints.
+pub use skald_protocol::ProviderKind;
 
 /// A provider to create (or the new content of an existing one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +35,7 @@ pub struct ProviderRow {
     /// Stable id.
     pub id: String,
     /// Wire protocol.
+    #[sqlx(try_from = "String")]
     pub kind: ProviderKind,
     /// Display name.
     pub name: String,
@@ -131,7 +100,7 @@ impl ProvidersRepo {
              VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&p.id)
-        .bind(p.kind)
+        .bind(p.kind.as_str())
         .bind(&p.name)
         .bind(&p.base_url)
         .bind(&p.api_key_secret)
@@ -153,7 +122,7 @@ impl ProvidersRepo {
                kind = ?, name = ?, base_url = ?, api_key_secret = ?, enabled = ?, updated_at = ?
              WHERE id = ? RETURNING *",
         )
-        .bind(p.kind)
+        .bind(p.kind.as_str())
         .bind(&p.name)
         .bind(&p.base_url)
         .bind(&p.api_key_secret)
@@ -297,6 +266,6 @@ mod tests {
         ] {
             assert_eq!(ProviderKind::parse(k.as_str()).unwrap(), k);
         }
-        assert!(ProviderKind::parse("OpenAI").is_err());
+        assert!(ProviderKind::parse("OpenAI").is_none());
     }
 }

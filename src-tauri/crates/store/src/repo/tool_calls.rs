@@ -5,74 +5,12 @@
 use sqlx::FromRow;
 use sqlx::sqlite::SqlitePool;
 
-use crate::columns::{expect_one, now_ms, text_column};
+use crate::columns::{expect_one, now_ms};
 use crate::error::{Result, StoreError};
 
-/// The persisted status of a tool call (coarser than the live execution state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolCallStatus {
-    /// Created or executing.
-    Running,
-    /// Blocked on a human approval or clarification.
-    Pending,
-    /// Finished OK.
-    Done,
-    /// Tool or runtime error.
-    Failed,
-    /// Stopped by `/stop`; not an error.
-    Cancelled,
-    /// Denied by policy or a human; not an error.
-    Rejected,
-}
-
-impl ToolCallStatus {
-    /// Every status, in declaration order.
-    pub const ALL: [Self; 6] = [
-        Self::Running,
-        Self::Pending,
-        Self::Done,
-        Self::Failed,
-        Self::Cancelled,
-        Self::Rejected,
-    ];
-
-    /// The column text.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Pending => "pending",
-            Self::Done => "done",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::Rejected => "rejected",
-        }
-    }
-
-    /// Parses the column text.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "running" => Ok(Self::Running),
-            "pending" => Ok(Self::Pending),
-            "done" => Ok(Self::Done),
-            "failed" => Ok(Self::Failed),
-            "cancelled" => Ok(Self::Cancelled),
-            "rejected" => Ok(Self::Rejected),
-            other => Err(StoreError::Invalid(format!(
-                "unknown tool call status {other:?}"
-            ))),
-        }
-    }
-
-    /// Whether the call has ended (and `finished_at` should be set).
-    pub fn is_terminal(self) -> bool {
-        match self {
-            Self::Running | Self::Pending => false,
-            Self::Done | Self::Failed | Self::Cancelled | Self::Rejected => true,
-        }
-    }
-}
-
-text_column!(ToolCallStatus);
+/// The persisted status of a tool call: the wire type itself, stored as its
+/// text (`running`, `pending`, `done`, `failed`, `cancelled`, `rejected`).
+pub use skald_protocol::ToolCallStatus;
 
 /// A tool call to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +45,7 @@ pub struct ToolCallRow {
     /// The tool's output.
     pub result: Option<String>,
     /// Status.
+    #[sqlx(try_from = "String")]
     pub status: ToolCallStatus,
     /// Kind of result (e.g. text, image, diff), as the tool names it.
     pub result_type: Option<String>,
@@ -153,7 +92,7 @@ impl ToolCallsRepo {
         .bind(new.message_id)
         .bind(&new.name)
         .bind(&new.arguments)
-        .bind(new.status)
+        .bind(new.status.as_str())
         .bind(now)
         .bind(now)
         .execute(&self.pool)
@@ -164,7 +103,7 @@ impl ToolCallsRepo {
     /// Changes the status (e.g. running → pending while awaiting approval).
     pub async fn set_status(&self, id: &str, status: ToolCallStatus) -> Result<()> {
         let done = sqlx::query("UPDATE chat_llm_tools SET status = ?, updated_at = ? WHERE id = ?")
-            .bind(status)
+            .bind(status.as_str())
             .bind(now_ms())
             .bind(id)
             .execute(&self.pool)
@@ -191,7 +130,7 @@ impl ToolCallsRepo {
              SET status = ?, result = ?, result_type = ?, updated_at = ?, finished_at = ?
              WHERE id = ?",
         )
-        .bind(status)
+        .bind(status.as_str())
         .bind(result)
         .bind(result_type)
         .bind(now)
@@ -303,7 +242,7 @@ mod tests {
             assert_eq!(ToolCallStatus::parse(s.as_str()).unwrap(), s);
             assert_eq!(s.to_string(), s.as_str());
         }
-        assert!(ToolCallStatus::parse("Done").is_err());
+        assert!(ToolCallStatus::parse("Done").is_none());
     }
 
     #[test]

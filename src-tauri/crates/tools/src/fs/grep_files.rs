@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, input_schema,
-    parse_args,
+    BoxFuture, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, ToolTraits,
+    input_schema, parse_args,
 };
 
 use super::access::target;
@@ -153,6 +153,10 @@ impl Tool for GrepFiles {
 
     fn category(&self) -> ToolCategory {
         ToolCategory::Filesystem
+    }
+
+    fn traits(&self) -> ToolTraits {
+        ToolTraits::READS_DIR
     }
 }
 

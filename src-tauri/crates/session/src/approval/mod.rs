@@ -21,26 +21,25 @@
 //! `permission_group` column and, when the JSON names none, the session's
 //! working directory.
 
+mod card;
+mod rules;
+
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use serde_json::Value;
 use skald_approval::{
-    Action, ApprovalError, Bypass, Bypasses, CallContext, Decision, Now, RulesSnapshot, RunContext,
-    SeedReport, decide, is_write_tool, load_snapshot, predict_write, seed_default_rules,
-    validate_new_rule, validate_rule_update, visible_tool_defs_for_agent, with_deny_precedence,
+    Action, ApprovalError, Bypasses, CallContext, Decision, Now, RulesSnapshot, RunContext,
+    SeedReport, decide, predict_write, seed_default_rules, visible_tool_defs_with_traits,
 };
-use skald_core_api::{BoxFuture, ToolDescriptionLength};
-use skald_protocol::{ApprovalKind, ApprovalRequest};
-use skald_store::{ApprovalRuleRow, NewApprovalRule, Store, ToolCallRow};
-use skald_tools::fs::with_display_base;
-use skald_tools::tool_names as tn;
-use skald_tools::{CallLabels, ToolRegistry};
+use skald_core_api::{BoxFuture, ToolDef};
+use skald_store::Store;
+use skald_tools::ToolSet;
 use tokio::sync::{oneshot, watch};
 
-use crate::assemble::arguments_value;
+pub use card::{CallCard, approval_request};
+pub(crate) use card::{awaits_approval, request_of_row};
+
 use crate::gate::{ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
 
 /// `chat_llm_tools.decision` of a call the rules allowed.
@@ -61,7 +60,6 @@ struct Waiter {
 
 struct Shared {
     store: Store,
-    registry: Arc<ToolRegistry>,
     rules: Mutex<Option<Arc<RulesSnapshot>>>,
     /// Bumped by every invalidation, so a load that raced one is not cached.
     generation: AtomicU64,
@@ -103,13 +101,12 @@ impl Drop for WaitGuard {
 }
 
 impl ApprovalManager {
-    /// A manager over `store`'s rules; `registry` gives categories, labels
-    /// and paths.
-    pub fn new(store: Store, registry: Arc<ToolRegistry>) -> Self {
+    /// A manager over `store`'s rules. Categories, labels, paths and traits
+    /// come with each call, from the round's `ToolSet`.
+    pub fn new(store: Store) -> Self {
         Self {
             shared: Arc::new(Shared {
                 store,
-                registry,
                 rules: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 waiters: Mutex::new(HashMap::new()),
@@ -117,155 +114,6 @@ impl ApprovalManager {
                 changes: watch::channel(0).0,
             }),
         }
-    }
-
-    // Rules -----------------------------------------------------------------
-
-    /// Forgets the cached rules; the next decision reloads them. Call after
-    /// any rule or group edit made outside this manager.
-    pub fn invalidate_rules(&self) {
-        self.shared.generation.fetch_add(1, Ordering::SeqCst);
-        *lock(&self.shared.rules) = None;
-    }
-
-    /// The current rules, cached. `Err` when they cannot be loaded (the gate
-    /// then asks).
-    pub async fn rules(&self) -> Result<Arc<RulesSnapshot>, ApprovalError> {
-        if let Some(r) = lock(&self.shared.rules).clone() {
-            return Ok(r);
-        }
-        let generation = self.shared.generation.load(Ordering::SeqCst);
-        let loaded = Arc::new(load_snapshot(&self.shared.store).await?);
-        if self.shared.generation.load(Ordering::SeqCst) == generation {
-            *lock(&self.shared.rules) = Some(loaded.clone());
-        }
-        Ok(loaded)
-    }
-
-    /// Validates and adds a rule (a deny raised ahead of its group's allows,
-    /// see [`with_deny_precedence`]), then invalidates the cache.
-    pub async fn add_rule(&self, rule: &NewApprovalRule) -> Result<ApprovalRuleRow, ApprovalError> {
-        let repo = self.shared.store.approval();
-        let existing = repo.list_all_rules().await?;
-        let rule = &with_deny_precedence(rule.clone(), &existing, None);
-        validate_new_rule(rule, &existing)?;
-        let row = repo.add_rule(rule).await?;
-        self.invalidate_rules();
-        Ok(row)
-    }
-
-    /// Validates and replaces rule `id`, then invalidates the cache.
-    pub async fn update_rule(
-        &self,
-        id: i64,
-        rule: &NewApprovalRule,
-    ) -> Result<ApprovalRuleRow, ApprovalError> {
-        let repo = self.shared.store.approval();
-        let existing = repo.list_all_rules().await?;
-        let rule = &with_deny_precedence(rule.clone(), &existing, Some(id));
-        validate_rule_update(id, rule, &existing)?;
-        let row = repo.update_rule(id, rule).await?;
-        self.invalidate_rules();
-        Ok(row)
-    }
-
-    /// Deletes rule `id`, then invalidates the cache. Returns whether it
-    /// existed.
-    pub async fn delete_rule(&self, id: i64) -> Result<bool, ApprovalError> {
-        let gone = self.shared.store.approval().delete_rule(id).await?;
-        self.invalidate_rules();
-        Ok(gone)
-    }
-
-    // RunContext ------------------------------------------------------------
-
-    /// The session's RunContext, as stored (see the module docs), not yet
-    /// canonicalised. `fallback_dir` is used when neither the JSON nor the
-    /// session names a working directory.
-    pub async fn run_context(
-        &self,
-        session_id: &str,
-        fallback_dir: Option<&Path>,
-    ) -> Result<RunContext, ApprovalError> {
-        let row = self.shared.store.sessions().get(session_id).await?;
-        let Some(row) = row else {
-            return Ok(RunContext {
-                working_dir: fallback_dir.map(Path::to_path_buf),
-                ..RunContext::default()
-            });
-        };
-        let mut ctx: RunContext = row
-            .run_context
-            .clone()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default();
-        ctx.permission_group = row.permission_group.clone();
-        // The `working_dir` column is the one truth (tools and `skald chat
-        // --workdir` use it); a directory in the JSON is only a fallback for
-        // rows written before the column was kept in step.
-        ctx.working_dir = row
-            .working_dir
-            .as_deref()
-            .map(Into::into)
-            .or(ctx.working_dir)
-            .or_else(|| fallback_dir.map(Path::to_path_buf));
-        Ok(ctx)
-    }
-
-    /// Stores the session's RunContext (its group goes to the
-    /// `permission_group` column, which must name an existing group, and its
-    /// working directory to the `working_dir` column).
-    pub async fn set_run_context(
-        &self,
-        session_id: &str,
-        ctx: &RunContext,
-    ) -> Result<(), ApprovalError> {
-        let sessions = self.shared.store.sessions();
-        sessions
-            .set_permission_group(session_id, &ctx.permission_group)
-            .await?;
-        if let Some(dir) = &ctx.working_dir {
-            sessions
-                .set_working_dir(session_id, Some(&dir.display().to_string()))
-                .await?;
-        }
-        let stored = RunContext {
-            working_dir: None,
-            ..ctx.clone()
-        };
-        let json = serde_json::to_value(&stored).map_err(|e| {
-            ApprovalError::InvalidRule(format!("cannot serialise the run context: {e}"))
-        })?;
-        sessions.set_run_context(session_id, Some(&json)).await?;
-        Ok(())
-    }
-
-    // Bypasses ----------------------------------------------------------------
-
-    /// Adds a person's bypass to the session (in memory; cleared on stop).
-    pub fn add_bypass(&self, session_id: &str, bypass: Bypass) {
-        lock(&self.shared.bypasses)
-            .entry(session_id.to_string())
-            .or_default()
-            .add(bypass);
-    }
-
-    /// The session's live bypasses.
-    pub fn bypasses(&self, session_id: &str) -> Vec<Bypass> {
-        let now = Now::current();
-        let mut all = lock(&self.shared.bypasses);
-        match all.get_mut(session_id) {
-            Some(b) => {
-                b.prune_expired(now);
-                b.iter().cloned().collect()
-            }
-            None => Vec::new(),
-        }
-    }
-
-    /// Removes every bypass of the session.
-    pub fn clear_bypasses(&self, session_id: &str) {
-        lock(&self.shared.bypasses).remove(session_id);
     }
 
     // Deciding ----------------------------------------------------------------
@@ -289,8 +137,9 @@ impl ApprovalManager {
                 return Decision::require_load_failure();
             }
         };
-        let mut cc = CallContext::for_run(&call.name, &call.arguments, &ctx)
-            .with_agent(call.agent_id.clone());
+        let mut cc =
+            CallContext::for_run_with_traits(&call.name, call.traits, &call.arguments, &ctx)
+                .with_agent(call.agent_id.clone());
         if let Some(c) = call.category {
             cc = cc.with_category(c);
         }
@@ -306,7 +155,7 @@ impl ApprovalManager {
 
     async fn ask(&self, call: &GateCall, reason: String) -> GateDecision {
         let repo = self.shared.store.tool_calls();
-        let (old, new) = match predict_write(&call.name, &call.arguments) {
+        let (old, new) = match predict_write(&call.name, call.traits, &call.arguments) {
             Some(p) => (p.old, p.new),
             None => (None, None),
         };
@@ -323,17 +172,23 @@ impl ApprovalManager {
         {
             tracing::warn!(error = %e, "cannot store the write previews");
         }
-        let request = with_display_base(Some(&call.working_dir), || {
-            approval_request(
-                self.shared.registry.as_ref(),
-                &call.tool_call_id,
-                &call.name,
-                call.arguments.clone(),
-                reason,
-                old,
-                new,
-            )
-        });
+        // The round's tool labelled the call (with the session's display
+        // base) when the driver built the gate call.
+        let card = CallCard {
+            label_short: call.label_short.clone(),
+            label_full: call.label_full.clone(),
+            path: call.path.clone(),
+            traits: call.traits,
+        };
+        let request = approval_request(
+            card,
+            &call.tool_call_id,
+            &call.name,
+            call.arguments.clone(),
+            reason,
+            old,
+            new,
+        );
         let (tx, rx) = oneshot::channel();
         lock(&self.shared.waiters).insert(
             call.tool_call_id.clone(),
@@ -425,8 +280,9 @@ impl ApprovalGate for ApprovalManager {
     fn visible_tools<'a>(
         &'a self,
         session_id: &'a str,
-        defs: Vec<Value>,
-    ) -> BoxFuture<'a, Vec<Value>> {
+        defs: Vec<ToolDef>,
+        tools: &'a ToolSet,
+    ) -> BoxFuture<'a, Vec<ToolDef>> {
         Box::pin(async move {
             // Unloadable rules hide nothing: every call is then asked about.
             let Ok(rules) = self.rules().await else {
@@ -442,71 +298,13 @@ impl ApprovalGate for ApprovalManager {
                 }
                 _ => (RunContext::default(), None),
             };
-            visible_tool_defs_for_agent(defs, &rules, &ctx, agent.as_deref())
+            visible_tool_defs_with_traits(defs, &rules, &ctx, agent.as_deref(), |name| {
+                tools.traits_of(name)
+            })
         })
     }
 
     fn session_stopped(&self, session_id: &str) {
         self.clear_bypasses(session_id);
     }
-}
-
-/// The card of a call waiting for approval.
-pub(crate) fn approval_request(
-    registry: &dyn CallLabels,
-    id: &str,
-    name: &str,
-    arguments: Value,
-    reason: String,
-    old: Option<String>,
-    new: Option<String>,
-) -> ApprovalRequest {
-    let path = registry.target_path(name, &arguments);
-    let kind = if is_write_tool(name) {
-        ApprovalKind::Write {
-            path: path.clone().unwrap_or_default(),
-            old_content: old,
-            new_content: new,
-        }
-    } else if name == tn::EXECUTE_CMD {
-        let s = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::to_string);
-        ApprovalKind::Command {
-            command: s("command").unwrap_or_default(),
-            working_dir: s("workdir"),
-        }
-    } else {
-        ApprovalKind::Generic
-    };
-    ApprovalRequest {
-        tool_call_id: id.to_string(),
-        name: name.to_string(),
-        label_short: registry.describe_call(name, &arguments, ToolDescriptionLength::Short),
-        label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
-        path,
-        arguments,
-        reason,
-        kind,
-    }
-}
-
-/// The card of a stored pending row (the Inbox after a restart).
-pub(crate) fn request_of_row(registry: &dyn CallLabels, row: &ToolCallRow) -> ApprovalRequest {
-    approval_request(
-        registry,
-        &row.id,
-        &row.name,
-        arguments_value(&row.arguments),
-        row.decision_reason
-            .clone()
-            .unwrap_or_else(|| "waiting for approval".to_string()),
-        row.old_preview.clone(),
-        row.new_preview.clone(),
-    )
-}
-
-/// Whether a stored row waits for a person's approval (and so survives a
-/// restart untouched, for the Inbox).
-pub(crate) fn awaits_approval(row: &ToolCallRow) -> bool {
-    row.status == skald_store::ToolCallStatus::Pending
-        && row.decision.as_deref() == Some(DECISION_REQUIRE)
 }

@@ -1,0 +1,226 @@
+//! Stored providers and their models, the environment's endpoints, and the
+//! local Ollama offer: what the Settings page and `skald models` show and
+//! change. The provider kind is one enum (`skald_protocol::ProviderKind`)
+//! from the form through the store to the endpoint list.
+
+use skald_llm::ProviderConfig;
+use skald_protocol::{
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
+    ReasoningSetting,
+};
+use skald_store::{NewModel, NewProvider, Store, StoreError};
+
+use super::ServiceError;
+use crate::EnvModelChoice;
+
+/// Provider settings report every store failure as storage trouble (the
+/// form's own checks come first).
+fn storage(e: StoreError) -> ServiceError {
+    ServiceError::Storage(e.to_string())
+}
+
+/// Every stored provider with its models.
+pub async fn list(store: &Store) -> Result<Vec<ProviderView>, ServiceError> {
+    let mut out = Vec::new();
+    for p in store.providers().list().await.map_err(storage)? {
+        let models = store
+            .providers()
+            .list_models(&p.id)
+            .await
+            .map_err(storage)?
+            .into_iter()
+            .map(|m| ModelView {
+                id: m.id,
+                name: m.name,
+                is_default: m.is_default,
+                reasoning: m.reasoning.as_deref().and_then(ReasoningSetting::parse),
+            })
+            .collect();
+        out.push(ProviderView {
+            id: p.id,
+            kind: p.kind,
+            name: p.name,
+            base_url: p.base_url,
+            has_api_key: p.api_key_secret.is_some(),
+            enabled: p.enabled,
+            models,
+        });
+    }
+    Ok(out)
+}
+
+/// Adds a provider with one model and makes that model the default. The
+/// API key goes to the secrets store; the id is the name's slug, made
+/// unique.
+pub async fn add(store: &Store, input: NewProviderInput) -> Result<ProviderView, ServiceError> {
+    let model = input.model.trim();
+    if model.is_empty() {
+        return Err(ServiceError::invalid("a model name is required"));
+    }
+    if let Some(url) = &input.base_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(ServiceError::invalid(
+            "the base URL must start with http:// or https://",
+        ));
+    }
+    let taken: Vec<String> = store
+        .providers()
+        .list()
+        .await
+        .map_err(storage)?
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let base = slug(&input.name);
+    let id = (1..)
+        .map(|n| {
+            if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            }
+        })
+        .find(|c| !taken.contains(c))
+        .unwrap_or(base);
+    let api_key_secret = match input.api_key.as_deref().map(str::trim) {
+        Some(key) if !key.is_empty() => {
+            let name = format!("provider.{id}.api_key");
+            store.secrets().set(&name, key).await.map_err(storage)?;
+            Some(name)
+        }
+        _ => None,
+    };
+    store
+        .providers()
+        .create(&NewProvider {
+            id: id.clone(),
+            kind: input.kind,
+            name: input.name.trim().to_string(),
+            base_url: input.base_url.clone(),
+            api_key_secret,
+            enabled: true,
+        })
+        .await
+        .map_err(storage)?;
+    let m = store
+        .providers()
+        .add_model(&NewModel {
+            provider_id: id.clone(),
+            name: model.to_string(),
+            context_window: None,
+        })
+        .await
+        .map_err(storage)?;
+    store
+        .providers()
+        .set_default_model(m.id)
+        .await
+        .map_err(storage)?;
+    list(store)
+        .await?
+        .into_iter()
+        .find(|p| p.id == id)
+        .ok_or_else(|| ServiceError::Internal("the new provider vanished".to_string()))
+}
+
+pub async fn set_default_model(store: &Store, model_id: i64) -> Result<(), ServiceError> {
+    store
+        .providers()
+        .set_default_model(model_id)
+        .await
+        .map_err(storage)
+}
+
+/// How much a model should reason; `None` leaves it to the provider.
+pub async fn set_model_reasoning(
+    store: &Store,
+    model_id: i64,
+    reasoning: Option<ReasoningSetting>,
+) -> Result<(), ServiceError> {
+    store
+        .providers()
+        .set_reasoning(model_id, reasoning.map(ReasoningSetting::as_str))
+        .await
+        .map_err(storage)
+}
+
+/// `OpenRouter (EU)` → `openrouter-eu`.
+pub fn slug(name: &str) -> String {
+    let s: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let s = s
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    if s.is_empty() {
+        "provider".to_string()
+    } else {
+        s
+    }
+}
+
+/// An Ollama answering at its default address, to offer on the Settings page.
+pub async fn local_ollama() -> Option<LocalOllamaView> {
+    let base_url = skald_llm::Ollama::DEFAULT_BASE_URL;
+    skald_llm::ollama_models(base_url)
+        .await
+        .map(|models| LocalOllamaView {
+            base_url: base_url.to_string(),
+            models,
+        })
+}
+
+/// The endpoints `env` configures, each with the models it lists.
+pub async fn env_endpoints(
+    store: &Store,
+    env: &ProviderConfig,
+) -> Result<Vec<EnvEndpointView>, ServiceError> {
+    let endpoints = crate::env_endpoints(store, env).await?;
+    Ok(endpoints
+        .into_iter()
+        .map(|e| {
+            let (models, error) = match e.models {
+                Ok(m) => (m, None),
+                Err(why) => (Vec::new(), Some(why)),
+            };
+            EnvEndpointView {
+                kind: e.kind,
+                base_url: e.base_url,
+                has_api_key: e.has_api_key,
+                models,
+                error,
+                chosen: e.chosen,
+            }
+        })
+        .collect())
+}
+
+/// Remembers the model to use with an environment endpoint.
+pub async fn set_env_model(
+    store: &Store,
+    kind: ProviderKind,
+    model: &str,
+) -> Result<(), ServiceError> {
+    let choice = EnvModelChoice {
+        kind,
+        model: model.trim().to_string(),
+    };
+    Ok(crate::set_env_model(store, &choice).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slug;
+
+    #[test]
+    fn slugs_are_lowercase_dashed_and_never_empty() {
+        assert_eq!(slug("OpenRouter (EU)"), "openrouter-eu");
+        assert_eq!(slug("  --  "), "provider");
+        assert_eq!(slug("Local Ollama 2"), "local-ollama-2");
+    }
+}
