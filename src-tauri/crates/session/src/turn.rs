@@ -10,7 +10,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use futures_util::StreamExt;
-use serde_json::Value;
 use skald_core_api::{CancellationToken, ContentBlock};
 use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{

@@ -130,6 +130,7 @@ impl ChatSessionHandler {
                             session_id: target.clone(),
                             tool_call_id: id,
                             result,
+                            blocks: Vec::new(),
                         });
                     }
                     store

@@ -93,7 +93,9 @@ pub(crate) async fn start_from_call(
             let row = jobs.create_with(&job, &extras).await?;
             match h.launch(row.clone(), RunTrigger::Async).await {
                 Ok(_) => Ok(Outcome::Done(
-                    json!({"task_id": row.id, "status": "started"}).to_string(),
+                    json!({"task_id": row.id, "status": "started"})
+                        .to_string()
+                        .into(),
                 )),
                 Err(e) => Ok(Outcome::Failed(format!("the task could not start: {e}"))),
             }
@@ -127,7 +129,8 @@ pub(crate) async fn start_from_call(
                     "next_run_at": utc_label(ms),
                     "next_run_local": local_label(ms, &tz),
                 })
-                .to_string(),
+                .to_string()
+                .into(),
             ))
         }
         TaskMode::Sync => Ok(Outcome::Failed(

@@ -104,11 +104,10 @@ async fn an_async_task_reports_back_and_the_parent_turn_resumes_by_itself() {
     let desc = main[0]
         .tools
         .iter()
-        .find(|t| t["function"]["name"] == "execute_task")
-        .unwrap()["function"]["description"]
-        .as_str()
+        .find(|t| t.name == "execute_task")
         .unwrap()
-        .to_string();
+        .description
+        .clone();
     assert!(desc.contains("Europe/Berlin"), "{desc}");
     // The ending arrives as a completed task_completed call.
     let delivered = last_result(&main[2]);
