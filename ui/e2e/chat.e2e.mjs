@@ -144,7 +144,8 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   assert.match(inWindow, /hello-skald/);
   assert.ok(await session.execute("return getComputedStyle(document.querySelector('.sidebar')).display === 'none'"), "a detached window shows only the viewer");
   // Ctrl+W in a detached viewer closes it (the main window only hides).
-  await session.execute("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true }))");
+  // (dispatched after the script returns: the window goes away under it)
+  await session.execute("setTimeout(() => document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true })), 100); return true");
   for (let i = 0; i < 100 && (await session.cmd("GET", "/window/handles").catch(() => [])).length > 1; i++) {
     await new Promise((r) => setTimeout(r, 200));
   }
