@@ -115,6 +115,11 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   // The chat keeps its room beside the panel.
   const chatWidth = () => session.execute("return document.getElementById('page').getBoundingClientRect().width");
   assert.ok((await chatWidth()) >= 420, `the chat column: ${await chatWidth()} px`);
+  // Nothing of the chat lies under the panel: the composer ends left of it.
+  assert.ok(
+    await session.execute("return document.querySelector('[data-testid=composer]').getBoundingClientRect().right <= document.querySelector('[data-testid=side-panel]').getBoundingClientRect().left + 1"),
+    "the composer is beside the panel, not under it",
+  );
   // Resize it by its edge: dragged right, it narrows and the chat widens.
   const before = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
   await session.execute(`
