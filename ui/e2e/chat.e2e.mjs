@@ -115,6 +115,11 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   // The chat keeps its room beside the panel.
   const chatWidth = () => session.execute("return document.getElementById('page').getBoundingClientRect().width");
   assert.ok((await chatWidth()) >= 420, `the chat column: ${await chatWidth()} px`);
+  // Nothing of the chat lies under the panel: the composer ends left of it.
+  assert.ok(
+    await session.execute("return document.querySelector('[data-testid=composer]').getBoundingClientRect().right <= document.querySelector('[data-testid=side-panel]').getBoundingClientRect().left + 1"),
+    "the composer is beside the panel, not under it",
+  );
   // Resize it by its edge: dragged right, it narrows and the chat widens.
   const before = await session.execute("return document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width");
   await session.execute(`
@@ -144,7 +149,8 @@ test("a chat turn streams text, runs read_file and answers", async () => {
   assert.match(inWindow, /hello-skald/);
   assert.ok(await session.execute("return getComputedStyle(document.querySelector('.sidebar')).display === 'none'"), "a detached window shows only the viewer");
   // Ctrl+W in a detached viewer closes it (the main window only hides).
-  await session.execute("document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true }))");
+  // (dispatched after the script returns: the window goes away under it)
+  await session.execute("setTimeout(() => document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true })), 100); return true");
   for (let i = 0; i < 100 && (await session.cmd("GET", "/window/handles").catch(() => [])).length > 1; i++) {
     await new Promise((r) => setTimeout(r, 200));
   }
