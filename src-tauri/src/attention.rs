@@ -184,4 +184,3 @@ pub fn on_task_ended(app: tauri::AppHandle, sessions: &skald_session::ChatSessio
         );
     }));
 }
-

@@ -34,10 +34,10 @@ pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
     ReasoningSetting, UnknownProviderKind,
 };
+pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use tools::{
     AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
 };
-pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use viewer::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
