@@ -1,7 +1,11 @@
 import { defineConfig } from "vitest/config";
+import solid from "vite-plugin-solid";
 
 // Tauri expects a fixed port in dev and the built files in ui/dist.
 export default defineConfig({
+  // SolidJS compiles JSX to fine-grained DOM updates: a changed signal
+  // touches only the nodes that read it, never a whole page.
+  plugins: [solid()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: {
@@ -13,4 +17,5 @@ export default defineConfig({
     chunkSizeWarningLimit: 800,
   },
   test: { environment: "happy-dom", globals: true },
+  resolve: { conditions: ["development", "browser"] },
 });
