@@ -168,19 +168,3 @@ fn show(app: &tauri::AppHandle, title: &str, body: &str) {
         tracing::debug!(error = %e, "notification not shown");
     }
 }
-
-/// A background task (async or cron) ended: a system notification while
-/// the window is hidden (the window itself hears `TaskEnded` on the bus).
-pub fn on_task_ended(app: tauri::AppHandle, sessions: &skald_session::ChatSessionHandler) {
-    sessions.on_task_ended(std::sync::Arc::new(move |ended| {
-        if !window_hidden(&app) {
-            return;
-        }
-        let icon = if ended.kind == "cron" { "📅" } else { "🚀" };
-        show(
-            &app,
-            "Skald — background task ended",
-            &format!("{icon} {} — {}", ended.title, ended.status),
-        );
-    }));
-}

@@ -78,7 +78,6 @@ pub fn run() {
             state.resume_in_background(app.handle().clone());
             state.deliver_notifications();
             state.run_tasks();
-            attention::on_task_ended(app.handle().clone(), &state.sessions);
             attention::watch(
                 app.handle().clone(),
                 state.store.clone(),

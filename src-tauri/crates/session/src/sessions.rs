@@ -103,10 +103,16 @@ impl ChatSessionHandler {
             .collect())
     }
 
-    /// Every session, most recently used first.
+    /// Every chat session, most recently used first. Background sessions
+    /// (a task's or a cron run's) are not chats: the Tasks view links to
+    /// their transcripts, and `open_session` still opens them by id.
     pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, SessionError> {
         let rows = self.inner.store.sessions().list().await?;
-        Ok(rows.iter().map(summary).collect())
+        Ok(rows
+            .iter()
+            .filter(|r| !crate::tasks::is_background_session(r.run_context.as_ref()))
+            .map(summary)
+            .collect())
     }
 
     /// One session's header.

@@ -11,21 +11,7 @@ use skald_store::{JobKind, JobRow, JobRunRow, JobRunStatus, RunTrigger};
 use crate::error::SessionError;
 use crate::handler::ChatSessionHandler;
 
-use super::{Clock, EndedHook, Schedule, TIME_ZONE_SETTING, parse_time_zone};
-
-/// A background run that ended, for the app's "attention when hidden" hook.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskEnded {
-    pub task_id: i64,
-    pub run_id: i64,
-    pub title: String,
-    /// `async` or `cron`.
-    pub kind: String,
-    /// `done`, `failed`, `cancelled` or `interrupted`.
-    pub status: String,
-    /// The conversation it reports to.
-    pub report_to: Option<String>,
-}
+use super::{Clock, Schedule, TIME_ZONE_SETTING, parse_time_zone};
 
 /// A run that came due late by more than this was missed while Skald was closed.
 const MISSED_AFTER_MS: i64 = 60_000;
@@ -129,12 +115,6 @@ impl ChatSessionHandler {
             self.inner.tasks.set_time_zone(tz);
         }
         Ok(())
-    }
-
-    /// Called whenever a background run ends (the app's tray notification
-    /// when the window is hidden).
-    pub fn on_task_ended(&self, hook: EndedHook) {
-        self.inner.tasks.set_ended_hook(hook);
     }
 
     /// Every task, newest first, with its latest run.

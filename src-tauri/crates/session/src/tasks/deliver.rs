@@ -138,7 +138,8 @@ impl ChatSessionHandler {
                         .set_status(prepared.frame.id, FrameStatus::Active)
                         .await?;
                     let result = crate::turn::run_rounds(&turn, slot.token.clone()).await;
-                    self.end_turn(&turn, result).await;
+                    // Quiet: the ending already asked for attention.
+                    self.end_turn_quietly(&turn, result).await;
                     return Ok(());
                 }
                 Err(SessionError::Busy(_) | SessionError::BusyElsewhere(_)) => {

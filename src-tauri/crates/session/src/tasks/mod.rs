@@ -34,7 +34,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use skald_store::SessionLease;
 use tokio::sync::Notify;
 
-pub use api::TaskEnded;
 pub use schedule::{
     CRON_EXAMPLE, Clock, FakeClock, Schedule, SystemClock, local_label, parse_time_zone,
     system_time_zone, utc_label,
@@ -45,9 +44,6 @@ pub(crate) use tools::{
 
 /// The setting holding the person's time zone (an IANA name).
 pub const TIME_ZONE_SETTING: &str = "time_zone";
-
-/// A hook called when a background run ends (the app's tray notification).
-pub type EndedHook = Arc<dyn Fn(&TaskEnded) + Send + Sync>;
 
 /// The task machinery's state in one handler.
 pub(crate) struct Tasks {
@@ -62,7 +58,6 @@ pub(crate) struct Tasks {
     lease: Mutex<Option<SessionLease>>,
     /// Jobs changed: the scheduler looks again.
     pub wake: Notify,
-    ended: Mutex<Option<EndedHook>>,
 }
 
 impl Tasks {
@@ -75,7 +70,6 @@ impl Tasks {
             idle: Notify::new(),
             lease: Mutex::new(None),
             wake: Notify::new(),
-            ended: Mutex::new(None),
         }
     }
 

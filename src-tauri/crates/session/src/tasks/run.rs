@@ -7,15 +7,18 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skald_core_api::BoxFuture;
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_store::{FrameStatus, JobKind, JobRow, JobRunRow, JobRunStatus, Role, RunTrigger, Store};
+use skald_store::{
+    FrameStatus, JobKind, JobRow, JobRunRow, JobRunStatus, Role, RunTrigger, Store, ToolCallStatus,
+};
 use tokio::sync::oneshot;
 
 use crate::error::SessionError;
 use crate::events::NullSink;
 use crate::handler::{ChatSessionHandler, SessionParams};
+use crate::notes;
 use crate::sessions::root_frame;
 
-use super::TaskEnded;
+use crate::attention::Attention;
 
 /// How often a run looks for a stop request made by another process.
 const STOP_POLL: Duration = Duration::from_millis(200);
@@ -199,7 +202,8 @@ impl ChatSessionHandler {
                 self.user_turn(&turn, &prepared, &job.prompt, slot.token.clone())
                     .await
             };
-            Ok::<_, SessionError>(self.end_turn(&turn, result).await)
+            // Quiet: the task's end is the moment the person hears of.
+            Ok::<_, SessionError>(self.end_turn_quietly(&turn, result).await)
         }
         .await;
         watcher.abort();
@@ -225,23 +229,34 @@ impl ChatSessionHandler {
         Ok(Some(run.id))
     }
 
-    /// Tells the person's windows (and the app's tray hook) that a run ended.
+    /// Tells the person's windows that a run ended (`TaskEnded` on the
+    /// bus) and asks for their attention: the one moment of a task's end
+    /// (the run's own turn and the delivery turn it resumes stay quiet).
     pub(crate) async fn announce_end(&self, job: &JobRow, run: &JobRunRow, status: JobRunStatus) {
         let target = match job.extras.kind {
             JobKind::Async => job.extras.parent_session_id.clone(),
             JobKind::Cron => self.home_session().await.ok(),
         };
-        let ended = TaskEnded {
-            task_id: job.id,
-            run_id: run.id,
-            title: job.name.clone(),
-            kind: job.extras.kind.as_str().to_string(),
-            status: status.as_str().to_string(),
-            report_to: target.clone(),
-        };
-        if let Some(hook) = self.inner.tasks.ended_hook() {
-            hook(&ended);
-        }
+        // The ending as stored (its output and error), not the row from
+        // before the run ended.
+        let ended = self
+            .inner
+            .store
+            .jobs()
+            .get_run(run.id)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| run.clone());
+        let follow = target
+            .clone()
+            .or_else(|| ended.session_id.clone())
+            .unwrap_or_default();
+        self.request_attention(Attention::task_ended(
+            &follow,
+            &format!("{} {}", job_icon(job), job.name),
+            &ending_summary(status, &ended),
+        ));
         self.inner.bus.publish(&SessionEvent::TaskEnded {
             session_id: target.unwrap_or_default(),
             task_id: job.id,
@@ -326,6 +341,11 @@ impl ChatSessionHandler {
     /// side-effecting calls reported interrupted, nothing waits), and
     /// leaves its turn unanswered.
     async fn settle_session(&self, sid: &str) {
+        // Its calls waiting for a person end with it: nobody continues the
+        // run, so an answer from the Inbox would have nowhere to go.
+        if let Err(e) = self.end_waiting_calls(sid).await {
+            tracing::warn!(session = %sid, error = %e, "cannot end a task's waiting calls");
+        }
         if let Err(e) = self.resume_pending_tools(sid, NullSink).await {
             tracing::warn!(session = %sid, error = %e, "cannot settle a task's session");
         }
@@ -338,6 +358,30 @@ impl ChatSessionHandler {
                 .set_status(frame.id, FrameStatus::Waiting)
                 .await;
         }
+    }
+
+    /// Ends session `sid`'s calls waiting for approval as interrupted (the
+    /// Inbox drops them); settling then gives the model their note.
+    async fn end_waiting_calls(&self, sid: &str) -> Result<(), SessionError> {
+        let calls = self.inner.store.tool_calls();
+        let mut ended = false;
+        for row in calls.list_for_session(sid).await? {
+            if crate::approval::awaits_approval(&row) {
+                calls
+                    .finish(
+                        &row.id,
+                        ToolCallStatus::Cancelled,
+                        Some(notes::INTERRUPTED),
+                        None,
+                    )
+                    .await?;
+                ended = true;
+            }
+        }
+        if ended {
+            self.inner.gate.waiting_changed();
+        }
+        Ok(())
     }
 
     /// On start: runs left `running` that no process holds were ended by a
@@ -373,7 +417,7 @@ impl ChatSessionHandler {
         for job in store.jobs().list().await? {
             if job.extras.kind == JobKind::Async
                 && store.jobs().list_runs(job.id, 1).await?.is_empty()
-                && self.inner.tasks.clock.now().timestamp_millis() - job.created_at > 60_000
+                && self.starter_gone(&job)
             {
                 // Accepted, then a crash before its run began: say so.
                 let run = store
@@ -396,6 +440,20 @@ impl ChatSessionHandler {
         Ok(ended)
     }
 
+    /// Whether the turn that accepted async `job` is over without starting
+    /// its run. That turn holds its conversation's lease from accepting
+    /// the task until its run row exists, so a free lease (or a conversation
+    /// that is gone) means a crash came in between.
+    fn starter_gone(&self, job: &JobRow) -> bool {
+        let Some(parent) = &job.extras.parent_session_id else {
+            return true;
+        };
+        if self.is_running(parent) {
+            return false;
+        }
+        matches!(self.inner.store.try_lease_session(parent), Ok(Some(_)))
+    }
+
     /// Delivers a run's ending in the background.
     pub(crate) fn spawn_delivery(&self, run_id: i64) {
         let busy = self.inner.tasks.busy();
@@ -406,6 +464,29 @@ impl ChatSessionHandler {
                 tracing::warn!(run = run_id, error = %e, "task result not delivered");
             }
         });
+    }
+}
+
+/// 🚀 for an async task, 📅 for a cron job (as on their cards).
+pub(crate) fn job_icon(job: &JobRow) -> &'static str {
+    match job.extras.kind {
+        JobKind::Async => "🚀",
+        JobKind::Cron => "📅",
+    }
+}
+
+/// What a notification says about a run's ending.
+fn ending_summary(status: JobRunStatus, run: &JobRunRow) -> String {
+    let output = run.output.as_deref().filter(|o| !o.trim().is_empty());
+    match status {
+        JobRunStatus::Done => output.unwrap_or("Done.").to_string(),
+        JobRunStatus::Failed => format!(
+            "Failed: {}",
+            run.error.as_deref().unwrap_or("no reason given")
+        ),
+        JobRunStatus::Cancelled => "Stopped.".to_string(),
+        JobRunStatus::Interrupted => "Interrupted by a restart; it was not run again.".to_string(),
+        JobRunStatus::Running => "Still running.".to_string(),
     }
 }
 
@@ -428,20 +509,6 @@ pub(crate) async fn last_output(store: &Store, sid: &str) -> Option<String> {
 }
 
 impl super::Tasks {
-    pub(crate) fn ended_hook(&self) -> Option<super::EndedHook> {
-        self.ended
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    pub(crate) fn set_ended_hook(&self, hook: super::EndedHook) {
-        *self
-            .ended
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(hook);
-    }
-
     pub(crate) fn take_lease(&self, store: &Store) -> bool {
         let mut lease = self
             .lease

@@ -16,6 +16,7 @@ mod interface;
 mod lazy;
 mod manage;
 mod mcp;
+mod multi_agent;
 mod providers;
 mod reasoning;
 mod resume;

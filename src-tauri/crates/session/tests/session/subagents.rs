@@ -3,213 +3,22 @@
 //! request every agent receives — its prompt, its tools, its conversation —
 //! is asserted, and concurrent sub-agents never race for one script.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use skald_core_api::{Tool, ToolCategory, ToolResult};
-use skald_llm::{
-    ChatRequest, EventStream, FakeProvider, LlmError, LlmProvider, Message, ScriptedTurn,
-    StopReason,
-};
+use skald_llm::{ScriptedTurn, StopReason};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::{
-    ChatSessionHandler, FixedProvider, FrameContext, HandlerConfig, RecordingSink, SessionParams,
-    notes,
+    ChatSessionHandler, FixedProvider, FrameContext, HandlerConfig, RecordingSink, notes,
 };
-use skald_store::{FrameStatus, Store};
-use skald_tools::exec::live_group_members;
+use skald_store::FrameStatus;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
-use crate::common::{tool_content, wait_until};
-
-/// Routes each request to the agent whose prompt it carries, and counts how
-/// many streams are open at once.
-struct Router {
-    agents: BTreeMap<String, Arc<FakeProvider>>,
-    open: Arc<AtomicUsize>,
-    peak: Arc<AtomicUsize>,
-}
-
-struct Open(Arc<AtomicUsize>);
-impl Drop for Open {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl LlmProvider for Router {
-    fn name(&self) -> &str {
-        "router"
-    }
-    fn stream<'a>(&'a self, req: &'a ChatRequest) -> EventStream<'a> {
-        let first = req
-            .system
-            .as_deref()
-            .unwrap_or("")
-            .lines()
-            .next()
-            .unwrap_or("");
-        let id = first
-            .strip_prefix("Agent ")
-            .unwrap_or("")
-            .trim_end_matches('.');
-        let Some(fake) = self.agents.get(id) else {
-            return Box::pin(futures_util::stream::once(async {
-                Err(LlmError::ScriptExhausted)
-            }));
-        };
-        let now = self.open.fetch_add(1, Ordering::SeqCst) + 1;
-        self.peak.fetch_max(now, Ordering::SeqCst);
-        let guard = Open(self.open.clone());
-        Box::pin(fake.stream(req).map(move |e| {
-            let _keep = &guard;
-            e
-        }))
-    }
-}
-
-pub(crate) struct Env {
-    pub _dir: tempfile::TempDir,
-    pub store: Store,
-    pub workdir: std::path::PathBuf,
-    pub fakes: BTreeMap<String, Arc<FakeProvider>>,
-    pub peak: Arc<AtomicUsize>,
-    pub provider: Arc<dyn LlmProvider>,
-    pub agents_dir: std::path::PathBuf,
-    pub handler: ChatSessionHandler,
-}
-
-/// `agents`: `(id, type)`; the chat agent `main` is always there. Each
-/// agent's prompt starts `Agent <id>.` and lists the task agents.
-pub(crate) async fn env(agents: &[(&str, &str)], scripts: Vec<(&str, Vec<ScriptedTurn>)>) -> Env {
-    env_with(agents, scripts, HandlerConfig::default(), |h| h).await
-}
-
-pub(crate) async fn env_with(
-    agents: &[(&str, &str)],
-    scripts: Vec<(&str, Vec<ScriptedTurn>)>,
-    config: HandlerConfig,
-    wire: impl FnOnce(ChatSessionHandler) -> ChatSessionHandler,
-) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let agents_dir = root.join("agents");
-    let mut all = vec![("main", "chat")];
-    all.extend_from_slice(agents);
-    for (id, kind) in all {
-        let d = agents_dir.join(id);
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(
-            d.join("AGENT.md"),
-            format!("Agent {id}.\nTask agents:\n<!-- AGENTS_LIST -->\n"),
-        )
-        .unwrap();
-        std::fs::write(
-            d.join("meta.json"),
-            json!({"name": format!("The {id}"), "description": format!("{id} work"), "type": kind})
-                .to_string(),
-        )
-        .unwrap();
-    }
-    let workdir = root.join("work");
-    std::fs::create_dir_all(&workdir).unwrap();
-    let store = Store::open(&root.join("data")).await.unwrap();
-    let fakes: BTreeMap<String, Arc<FakeProvider>> = scripts
-        .into_iter()
-        .map(|(id, turns)| (id.to_string(), Arc::new(FakeProvider::new(turns))))
-        .collect();
-    let peak = Arc::new(AtomicUsize::new(0));
-    let router: Arc<dyn LlmProvider> = Arc::new(Router {
-        agents: fakes.clone(),
-        open: Arc::new(AtomicUsize::new(0)),
-        peak: peak.clone(),
-    });
-    let handler = wire(
-        ChatSessionHandler::new(
-            store.clone(),
-            Arc::new(builtin_registry(&BuiltinDeps::default())),
-            Arc::new(FixedProvider::new(router.clone(), "test-model")),
-            agents_dir.clone(),
-        )
-        .with_config(config),
-    );
-    Env {
-        _dir: dir,
-        store,
-        workdir,
-        fakes,
-        peak,
-        provider: router,
-        agents_dir,
-        handler,
-    }
-}
-
-impl Env {
-    pub(crate) async fn session(&self) -> String {
-        self.handler
-            .create_session(SessionParams {
-                working_dir: Some(self.workdir.clone()),
-                ..SessionParams::default()
-            })
-            .await
-            .unwrap()
-            .id
-    }
-
-    pub(crate) fn requests(&self, agent: &str) -> Vec<ChatRequest> {
-        self.fakes[agent].requests()
-    }
-}
-
-pub(crate) fn task(id: &str, agent: &str, prompt: &str) -> (String, String) {
-    (
-        id.to_string(),
-        json!({"mode": "sync", "title": format!("Task {id}"), "prompt": prompt, "agent_id": agent})
-            .to_string(),
-    )
-}
-
-/// One assistant message calling every task.
-pub(crate) fn delegate(tasks: &[(String, String)]) -> ScriptedTurn {
-    let mut t = ScriptedTurn::new();
-    for (i, (id, args)) in tasks.iter().enumerate() {
-        t = t.tool_call(i, id.clone(), "execute_task", args.clone());
-    }
-    t.done(StopReason::ToolUse)
-}
-
-pub(crate) fn answer(text: &str) -> ScriptedTurn {
-    ScriptedTurn::new().text(text).done(StopReason::EndTurn)
-}
-
-pub(crate) fn tool_names(req: &ChatRequest) -> Vec<String> {
-    req.tools.iter().map(|t| t.name.clone()).collect()
-}
-
-pub(crate) fn user_text(m: &Message) -> &str {
-    match m {
-        Message::User { content } => content,
-        other => panic!("not a user message: {other:?}"),
-    }
-}
-
-/// The tool results of a request's last round, in order.
-pub(crate) fn results(req: &ChatRequest) -> Vec<String> {
-    req.messages
-        .iter()
-        .rev()
-        .take_while(|m| matches!(m, Message::Tool { .. }))
-        .map(|m| tool_content(m).to_string())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect()
-}
+use crate::common::tool_content;
+use crate::multi_agent::*;
 
 /// A tool only the root agent sees, and one only sub-agents see.
 struct Flagged {
@@ -580,20 +389,7 @@ async fn one_stop_ends_a_sub_agent_and_its_60s_shell() {
                 "main",
                 vec![delegate(&[task("c1", "worker", "sleep")]), answer("never")],
             ),
-            (
-                "worker",
-                vec![
-                    ScriptedTurn::new()
-                        .tool_call(
-                            0,
-                            "w1",
-                            "execute_cmd",
-                            r#"{"command": "echo $$ > pgid.txt; sleep 60 & sleep 60"}"#,
-                        )
-                        .done(StopReason::ToolUse),
-                    answer("never"),
-                ],
-            ),
+            ("worker", vec![sixty_second_shell("w1"), answer("never")]),
         ],
     )
     .await;
@@ -601,19 +397,7 @@ async fn one_stop_ends_a_sub_agent_and_its_60s_shell() {
     let sink = Arc::new(RecordingSink::new());
     let (h, s, id) = (e.handler.clone(), sink.clone(), sid.clone());
     let turn = tokio::spawn(async move { h.send_message(&id, "go", s).await });
-    let pgid_file = e.workdir.join("pgid.txt");
-    wait_until("the sub-agent's command to start", || {
-        std::fs::read_to_string(&pgid_file)
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-            .is_some_and(|g| live_group_members(g).len() >= 2)
-    })
-    .await;
-    let pgid: i32 = std::fs::read_to_string(&pgid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pgid = shell_started(&e.workdir).await;
 
     let t0 = Instant::now();
     assert!(e.handler.stop(&sid));
@@ -624,15 +408,7 @@ async fn one_stop_ends_a_sub_agent_and_its_60s_shell() {
         .unwrap();
     assert_eq!(outcome, TurnOutcome::Cancelled);
     assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
-    let start = Instant::now();
-    while !live_group_members(pgid).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "left: {:?}",
-            live_group_members(pgid)
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    shell_gone(pgid).await;
     // Every row ended cancelled: the shell, the delegation, the frame.
     let rows = e.store.tool_calls().list_for_session(&sid).await.unwrap();
     let statuses: Vec<(&str, &str)> = rows

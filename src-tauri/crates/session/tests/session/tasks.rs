@@ -10,12 +10,11 @@ use serde_json::{Value, json};
 use skald_llm::{LlmError, Message, ScriptedTurn, StopReason};
 use skald_protocol::TurnOutcome;
 use skald_session::tasks::FakeClock;
-use skald_session::{HandlerConfig, NullSink, RecordingSink};
-use skald_store::{JobRunStatus, Role, ToolCallStatus};
-use skald_tools::exec::live_group_members;
+use skald_session::{Attention, AttentionKind, HandlerConfig, NullSink, RecordingSink};
+use skald_store::{JobExtras, JobKind, JobRunStatus, NewJob, Role, ToolCallStatus};
 
-use crate::common::{tool_content, wait_until};
-use crate::subagents::{Env, answer, env, env_with, results, tool_names, user_text};
+use crate::common::tool_content;
+use crate::multi_agent::*;
 
 fn async_task(id: &str, agent: &str, title: &str, prompt: &str) -> ScriptedTurn {
     ScriptedTurn::new()
@@ -56,12 +55,6 @@ fn last_result(req: &skald_llm::ChatRequest) -> Value {
     serde_json::from_str(tool_content(req.messages.last().unwrap())).unwrap()
 }
 
-async fn idle(e: &Env) {
-    tokio::time::timeout(Duration::from_secs(20), e.handler.wait_tasks_idle())
-        .await
-        .expect("tasks still running after 20 s");
-}
-
 #[tokio::test]
 async fn an_async_task_reports_back_and_the_parent_turn_resumes_by_itself() {
     let e = env(
@@ -87,7 +80,7 @@ async fn an_async_task_reports_back_and_the_parent_turn_resumes_by_itself() {
         .await
         .unwrap();
     assert_eq!(outcome, TurnOutcome::Completed);
-    idle(&e).await;
+    tasks_idle(&e).await;
 
     let main = e.requests("main");
     assert_eq!(main.len(), 3, "the parent resumed once, by itself");
@@ -226,7 +219,7 @@ async fn a_failed_async_task_delivers_its_partial_output_and_read_agent_result_i
         .await;
     let sid = e.session().await;
     e.handler.send_message(&sid, "dig", NullSink).await.unwrap();
-    idle(&e).await;
+    tasks_idle(&e).await;
     let main = e.requests("main");
     assert_eq!(main.len(), 4);
     assert_eq!(
@@ -257,20 +250,7 @@ async fn stopping_an_async_task_kills_its_60s_shell_and_its_ending_is_delivered(
                     answer("It was stopped."),
                 ],
             ),
-            (
-                "worker",
-                vec![
-                    ScriptedTurn::new()
-                        .tool_call(
-                            0,
-                            "w1",
-                            "execute_cmd",
-                            r#"{"command": "echo $$ > pgid.txt; sleep 60 & sleep 60"}"#,
-                        )
-                        .done(StopReason::ToolUse),
-                    answer("never"),
-                ],
-            ),
+            ("worker", vec![sixty_second_shell("w1"), answer("never")]),
         ],
     )
     .await;
@@ -279,34 +259,14 @@ async fn stopping_an_async_task_kills_its_60s_shell_and_its_ending_is_delivered(
         .send_message(&sid, "sleep in the background", NullSink)
         .await
         .unwrap();
-    let pgid_file = e.workdir.join("pgid.txt");
-    wait_until("the task's command to start", || {
-        std::fs::read_to_string(&pgid_file)
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-            .is_some_and(|g| live_group_members(g).len() >= 2)
-    })
-    .await;
-    let pgid: i32 = std::fs::read_to_string(&pgid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pgid = shell_started(&e.workdir).await;
     assert_eq!(e.handler.task(1).await.unwrap().task.state, "running");
 
     let t0 = Instant::now();
     assert!(e.handler.stop_task(1).await.unwrap());
-    idle(&e).await;
+    tasks_idle(&e).await;
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    let start = Instant::now();
-    while !live_group_members(pgid).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "left: {:?}",
-            live_group_members(pgid)
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    shell_gone(pgid).await;
     let detail = e.handler.task(1).await.unwrap();
     assert_eq!(detail.runs[0].status, "cancelled");
     let bg = detail.runs[0].session_id.clone().unwrap();
@@ -389,7 +349,7 @@ async fn cron_runs_in_the_persons_time_zone_across_dst_missed_runs_once_disable_
     clock.set(utc("2026-03-28T08:00:05Z"));
     let started = e.handler.scheduler_tick().await.unwrap().unwrap();
     assert_eq!(started.len(), 1);
-    idle(&e).await;
+    tasks_idle(&e).await;
     let view = e.handler.task(id).await.unwrap();
     assert_eq!(view.runs[0].status, "done");
     assert_eq!(view.runs[0].trigger, "schedule");
@@ -416,7 +376,7 @@ async fn cron_runs_in_the_persons_time_zone_across_dst_missed_runs_once_disable_
     let started = e.handler.scheduler_tick().await.unwrap().unwrap();
     assert_eq!(started.len(), 1);
     assert_eq!(e.handler.scheduler_tick().await.unwrap(), Some(vec![]));
-    idle(&e).await;
+    tasks_idle(&e).await;
     let view = e.handler.task(id).await.unwrap();
     assert_eq!(view.runs.len(), 2);
     assert_eq!(view.runs[0].trigger, "missed");
@@ -529,7 +489,7 @@ async fn fifty_async_tasks_and_cron_ticks_end_consistent() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(parent.await.unwrap().unwrap(), TurnOutcome::Completed);
-    idle(&e).await;
+    tasks_idle(&e).await;
     let elapsed = t0.elapsed();
     eprintln!("fifty async tasks + 3 cron ticks: {elapsed:?}");
 
@@ -637,4 +597,147 @@ async fn toggle_item_and_delete_cron_job_change_a_cron_job_through_the_model() {
     assert_eq!(labels[0], "execute_task 📅 → worker: Backups");
     assert_eq!(labels[1], "toggle_item cron Backups off");
     assert_eq!(labels[4], "delete_cron_job 📅 1");
+}
+
+/// A task's end is one moment for the person (the app shows it while its
+/// window is hidden): its title and what it did, pointing at the
+/// conversation it reports to. Neither the worker's turn nor the parent's
+/// resumed turn asks again. Background sessions stay out of the chat list.
+#[tokio::test]
+async fn a_task_ending_asks_for_attention_once_and_its_session_is_no_chat() {
+    let e = env(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    async_task("a1", "worker", "Count files", "Count them."),
+                    answer("Started it."),
+                    answer("It counted 42."),
+                ],
+            ),
+            ("worker", vec![answer("42 files.")]),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    let mut moments = e.handler.subscribe_attention();
+    e.handler
+        .send_message(&sid, "count", NullSink)
+        .await
+        .unwrap();
+    tasks_idle(&e).await;
+    assert_eq!(e.requests("main").len(), 3, "the parent resumed");
+    let raised: Vec<Attention> = std::iter::from_fn(|| moments.try_recv().ok()).collect();
+    // The parent's first turn ("Started it.") and the task's end, in
+    // whichever order they came; nothing for the worker's or the resumed turn.
+    let mut kinds: Vec<String> = raised
+        .iter()
+        .map(|a| format!("{:?} {}", a.kind, a.session_id))
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [format!("TaskEnded {sid}"), format!("TurnFinished {sid}")],
+        "{raised:?}"
+    );
+    let ended = raised
+        .iter()
+        .find(|a| a.kind == AttentionKind::TaskEnded)
+        .unwrap();
+    assert_eq!(ended.title, "Task finished: 🚀 Count files");
+    assert_eq!(ended.body, "42 files.");
+
+    // The chat list has the conversation, not the task's session; the
+    // transcript still opens by id.
+    let listed: Vec<String> = e
+        .handler
+        .list_sessions()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(listed, [sid.clone()]);
+    let bg = e.handler.task(1).await.unwrap().runs[0]
+        .session_id
+        .clone()
+        .unwrap();
+    assert_eq!(e.handler.open_session(&bg).await.unwrap().id, bg);
+    assert_eq!(e.store.sessions().list().await.unwrap().len(), 2);
+}
+
+/// The turn that accepts an async task holds its conversation's lease until
+/// the run's row exists. A task with no run whose conversation nobody holds
+/// was cut off by a crash: reported interrupted at the next start at once
+/// (never run), while one whose conversation is held is left alone.
+#[tokio::test]
+async fn an_async_task_whose_run_never_began_is_reported_at_the_next_start() {
+    let e = env(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![answer("It never ran; shall I start it again?")],
+            ),
+            ("worker", vec![]),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    let job = e
+        .store
+        .jobs()
+        .create_with(
+            &NewJob {
+                name: "Backup".into(),
+                cron_expr: String::new(),
+                prompt: "Back it up.".into(),
+                agent_id: "worker".into(),
+                enabled: true,
+                run_context: Some(json!({"permissionGroup": "default"})),
+                next_run_at: None,
+            },
+            &JobExtras {
+                kind: JobKind::Async,
+                description: None,
+                time_zone: None,
+                parent_session_id: Some(sid.clone()),
+                parent_call_id: Some("a1".into()),
+                working_dir: Some(e.workdir.to_string_lossy().into_owned()),
+            },
+        )
+        .await
+        .unwrap();
+    // The accepting turn is alive (in another process): not a crash.
+    let held = e.store.try_lease_session(&sid).unwrap().unwrap();
+    assert_eq!(e.handler.recover_tasks().await.unwrap(), 0);
+    assert!(
+        e.store
+            .jobs()
+            .list_runs(job.id, 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    drop(held);
+
+    // It died: reported now, seconds (not a minute) after it was accepted.
+    assert_eq!(e.handler.recover_tasks().await.unwrap(), 1);
+    tasks_idle(&e).await;
+    let runs = e.store.jobs().list_runs(job.id, 5).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status, JobRunStatus::Interrupted);
+    assert!(runs[0].session_id.is_none(), "no session: it never ran");
+    assert!(runs[0].delivered_at.is_some());
+    assert!(e.requests("worker").is_empty());
+    let main = e.requests("main");
+    assert_eq!(main.len(), 1, "the parent was told and answered");
+    let told = last_result(&main[0]);
+    assert_eq!(told["status"], "interrupted");
+    assert_eq!(told["title"], "Backup");
+    // Once: a second start finds nothing to report.
+    assert_eq!(e.handler.recover_tasks().await.unwrap(), 0);
+    tasks_idle(&e).await;
+    assert_eq!(e.requests("main").len(), 1);
 }
