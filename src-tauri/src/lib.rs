@@ -122,6 +122,8 @@ pub fn run() {
             commands::tasks::run_task_now,
             commands::tasks::set_task_enabled,
             commands::tasks::delete_task,
+            commands::tasks::get_time_zone,
+            commands::tasks::set_time_zone,
             commands::tools::list_tools,
             commands::app::app_info,
             commands::app::hide_window,

@@ -1,7 +1,7 @@
 //! The Tasks view: async tasks and cron jobs — list, one with its runs,
 //! stop, run now, enable/disable, delete. Thin calls into the session.
 
-use skald_protocol::{IpcError, TaskDetailView, TaskView};
+use skald_protocol::{IpcError, TaskDetailView, TaskView, TimeZoneView};
 
 use crate::AppState;
 
@@ -45,4 +45,24 @@ pub async fn set_task_enabled(
 #[tauri::command]
 pub async fn delete_task(state: tauri::State<'_, AppState>, id: i64) -> Result<bool, IpcError> {
     Ok(state.sessions.delete_task(id).await?)
+}
+
+/// The person's time zone for cron jobs.
+#[tauri::command]
+pub async fn get_time_zone(state: tauri::State<'_, AppState>) -> Result<TimeZoneView, IpcError> {
+    Ok(state.sessions.time_zone_view().await?)
+}
+
+/// Sets the person's time zone for new cron jobs; `null` goes back to the
+/// system's. Answers the zone now in use.
+#[tauri::command]
+pub async fn set_time_zone(
+    state: tauri::State<'_, AppState>,
+    time_zone: Option<String>,
+) -> Result<TimeZoneView, IpcError> {
+    match time_zone.as_deref().map(str::trim) {
+        Some(tz) if !tz.is_empty() => state.sessions.set_time_zone(tz).await?,
+        _ => state.sessions.use_system_time_zone().await?,
+    }
+    Ok(state.sessions.time_zone_view().await?)
 }

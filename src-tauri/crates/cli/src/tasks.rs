@@ -10,6 +10,7 @@ use clap::Subcommand;
 use skald_protocol::{TaskRunView, TaskView};
 use skald_session::tasks::{local_label, utc_label};
 
+use crate::approve::{ApproveMode, ApprovingSink};
 use crate::chat::Host;
 use crate::{fail, print_out};
 
@@ -42,7 +43,22 @@ pub enum CronCommand {
         json: bool,
     },
     /// Run a cron job now and wait for it (its result goes to Home).
-    Run { id: i64 },
+    Run {
+        id: i64,
+        /// How its calls the rules ask about are answered: on the terminal,
+        /// approved, or rejected. Without it they wait in the Inbox (the
+        /// app, or `skald approve` from another terminal).
+        #[arg(long, value_enum)]
+        approve: Option<ApproveMode>,
+    },
+    /// The time zone cron jobs are evaluated in: shows it, or sets ZONE (an
+    /// IANA name such as Europe/Berlin) for new cron jobs; `--system` goes
+    /// back to the system's.
+    Tz {
+        zone: Option<String>,
+        #[arg(long, conflicts_with = "zone")]
+        system: bool,
+    },
 }
 
 async fn open(data_dir: &Path) -> Result<Host, ExitCode> {
@@ -229,10 +245,15 @@ pub async fn cron(data_dir: &Path, command: Option<CronCommand>) -> ExitCode {
             }
             Err(e) => fail(1, &e.to_string()),
         },
-        CronCommand::Run { id } => match h.run_task_now(id).await {
+        CronCommand::Tz { zone, system } => time_zone(h, zone.as_deref(), system).await,
+        CronCommand::Run { id, approve } => match h.run_task_now(id).await {
             Ok(Some(run)) => {
                 eprintln!("skald: running cron job {id} (run {run})…");
+                let answering = approve.map(|mode| answer_approvals(&host, mode));
                 h.wait_tasks_idle().await;
+                if let Some(a) = answering {
+                    a.abort();
+                }
                 match h.task(id).await {
                     Ok(d) => match d.runs.iter().find(|r| r.id == run) {
                         Some(r) => {
@@ -261,4 +282,55 @@ pub async fn cron(data_dir: &Path, command: Option<CronCommand>) -> ExitCode {
     };
     host.close().await;
     code
+}
+
+/// Answers the approvals background runs of this process ask for, as
+/// `skald chat --approve` does for the tasks its turn starts.
+fn answer_approvals(host: &Host, mode: ApproveMode) -> tokio::task::JoinHandle<()> {
+    let sink = ApprovingSink::new(mode, host.approvals.clone());
+    let mut bus = host.handler.subscribe_all();
+    tokio::spawn(async move {
+        loop {
+            match bus.recv().await {
+                Ok(event @ skald_protocol::SessionEvent::ApprovalRequired { .. }) => {
+                    skald_session::EventSink::emit(&sink, event);
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    })
+}
+
+/// `skald cron tz [ZONE | --system]`.
+async fn time_zone(
+    h: &skald_session::ChatSessionHandler,
+    zone: Option<&str>,
+    system: bool,
+) -> ExitCode {
+    let changed = match (zone, system) {
+        (Some(z), _) => h.set_time_zone(z).await.map(|()| true),
+        (None, true) => h.use_system_time_zone().await.map(|()| true),
+        (None, false) => Ok(false),
+    };
+    if let Err(e) = changed {
+        return fail(2, &e.to_string());
+    }
+    match h.time_zone_view().await {
+        Ok(v) => {
+            let whose = if v.from_system {
+                "the system's"
+            } else {
+                "set by you"
+            };
+            print_out(&v.time_zone);
+            eprintln!(
+                "skald: cron jobs scheduled from now on use {} ({whose}; the system's is {}); \
+                 existing jobs keep the zone they were scheduled in",
+                v.time_zone, v.system_time_zone
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, &e.to_string()),
+    }
 }

@@ -17,7 +17,7 @@ use crate::{
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
-use crate::{TaskDetailView, TaskRunView, TaskView};
+use crate::{TaskDetailView, TaskRunView, TaskView, TimeZoneView};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -56,6 +56,7 @@ pub fn typescript() -> String {
         decl::<TaskRunView>(&cfg),
         decl::<TaskView>(&cfg),
         decl::<TaskDetailView>(&cfg),
+        decl::<TimeZoneView>(&cfg),
         decl::<ProviderKind>(&cfg),
         decl::<ReasoningSetting>(&cfg),
         decl::<ModelView>(&cfg),

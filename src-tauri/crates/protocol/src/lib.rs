@@ -34,7 +34,7 @@ pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
     ReasoningSetting, UnknownProviderKind,
 };
-pub use tasks::{TaskDetailView, TaskRunView, TaskView};
+pub use tasks::{TaskDetailView, TaskRunView, TaskView, TimeZoneView};
 pub use tools::{
     AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
 };

@@ -65,3 +65,15 @@ pub struct TaskDetailView {
     pub task: TaskView,
     pub runs: Vec<TaskRunView>,
 }
+
+/// The person's time zone for cron jobs (Settings, `skald cron tz`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeZoneView {
+    /// The IANA name new cron jobs are evaluated in.
+    pub time_zone: String,
+    /// The system's zone (what is used when the person set none).
+    pub system_time_zone: String,
+    /// Whether `time_zone` is the system's (no zone set by the person).
+    pub from_system: bool,
+}

@@ -12,6 +12,7 @@ mod mcp;
 mod models;
 mod store_integrity;
 mod tasks;
+mod tasks_crash;
 mod tools;
 
 use std::path::Path;

@@ -1,21 +1,18 @@
 //! Background tasks on the real binary: `skald chat` waits for the async
 //! task its turn started and shows the resumed turn; `skald tasks` /
-//! `skald cron` list and show them; a SIGKILL during an async task, then
-//! `skald resume`: the run is reported interrupted (never re-run), its
-//! ending reaches the parent once, and its side effect happened once.
+//! `skald cron` list and show them; `skald sessions` lists the chat, not
+//! the task's session; `skald cron tz` shows and sets the time zone.
+//! Crashes (SIGKILL) are in `tasks_crash.rs`.
 
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
-use skald_store::{Role, Store, ToolCallStatus};
-use skald_tools::exec::processes_running;
 
 use crate::{command, stderr, stdout};
 
-fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
+pub(crate) fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
     let mut c = command(data);
     c.env("OPENAI_BASE_URL", mock.base_url())
         .env("OPENAI_API_KEY", "test-key")
@@ -23,7 +20,7 @@ fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
     c
 }
 
-fn start_task(prompt: &str) -> String {
+pub(crate) fn start_task(prompt: &str) -> String {
     sse_tool_call(
         "t1",
         "execute_task",
@@ -34,7 +31,7 @@ fn start_task(prompt: &str) -> String {
 
 /// The worker's first request carries its prompt as a user message (the
 /// parent's carry it only inside the call's arguments).
-fn worker(prompt: &str) -> String {
+pub(crate) fn worker(prompt: &str) -> String {
     format!("\"content\":\"{prompt}\"")
 }
 
@@ -110,153 +107,56 @@ fn skald_chat_waits_for_its_async_task_and_shows_the_resumed_turn() {
         "{}",
         stderr(&cron)
     );
-}
-
-fn sleeping(n: &str) -> Vec<i32> {
-    processes_running(&["sleep", n])
-}
-
-#[tokio::test]
-async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let data = root.join("data");
-    let work = root.join("w");
-    std::fs::create_dir_all(&work).unwrap();
-    let n = format!("{}.{}", 3300, std::process::id());
-    let mock = MockOpenAi::start([start_task("Run the backup."), sse_text("Started.")]).unwrap();
-    mock.push_for(
-        &worker("Run the backup."),
-        sse_tool_call(
-            "w1",
-            "execute_cmd",
-            &json!({"command": format!("echo started >> side.txt; sleep {n}; echo finished >> side.txt")})
-                .to_string(),
-        ),
-    );
-    let mut child = with_mock(&data, &mock)
-        .args([
-            "chat",
-            "back it up",
-            "--approve",
-            "yes",
-            "--model",
-            "mock-small",
-            "--workdir",
-        ])
-        .arg(&work)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let side = work.join("side.txt");
-    let start = Instant::now();
-    while sleeping(&n).is_empty() || !std::fs::read_to_string(&side).is_ok_and(|s| s == "started\n")
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the task's command never ran"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    // The parent's own turn is over; only the task is running.
-    let store = Store::open(&data).await.unwrap();
-    let sessions = store.sessions().list().await.unwrap();
-    let parent = sessions
-        .iter()
-        .find(|s| {
-            s.run_context
-                .as_ref()
-                .is_none_or(|rc| rc.get("background").is_none())
-        })
-        .unwrap()
-        .id
-        .clone();
-    let start = Instant::now();
-    while !store
-        .history()
-        .list_for_session(&parent)
-        .await
-        .unwrap()
-        .iter()
-        .any(|m| m.role == Role::Assistant && m.content == "Started.")
-    {
-        assert!(start.elapsed() < Duration::from_secs(10));
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let start = Instant::now();
-    while !sleeping(&n).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the task's shell outlived skald"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let jobs = store.jobs();
-    assert_eq!(
-        jobs.running_runs().await.unwrap().len(),
-        1,
-        "left running by the crash"
-    );
-
-    // Restart: the run is reported, not re-run; the parent hears it once.
-    mock.push(sse_text(
-        "The backup was interrupted; shall I run it again?",
-    ));
-    let out = with_mock(&data, &mock)
-        .args(["resume", "--approve", "yes", "--model", "mock-small"])
+    // The chat list has the conversation only: the task's session is
+    // reached through its run (`sessionId` above), not as a chat.
+    let sessions = with_mock(&data, &mock)
+        .args(["sessions", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("1 background task run(s) interrupted"),
-        "{}",
-        stderr(&out)
-    );
-    let again = with_mock(&data, &mock)
-        .args(["resume", "--approve", "yes", "--model", "mock-small"])
-        .output()
-        .unwrap();
-    assert!(again.status.success(), "{}", stderr(&again));
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(
-        std::fs::read_to_string(&side).unwrap(),
-        "started\n",
-        "never re-run"
-    );
-
-    let run = &jobs.list_runs(1, 10).await.unwrap();
-    assert_eq!(run.len(), 1);
-    assert_eq!(run[0].status.as_str(), "interrupted");
-    assert!(run[0].delivered_at.is_some());
-    let bg = run[0].session_id.clone().unwrap();
-    let bg_calls = store.tool_calls().list_for_session(&bg).await.unwrap();
-    assert_eq!(bg_calls.len(), 1);
-    assert_eq!(bg_calls[0].status, ToolCallStatus::Cancelled);
-    let delivered: Vec<_> = store
-        .tool_calls()
-        .list_for_session(&parent)
-        .await
+    let listed: Value = serde_json::from_str(&stdout(&sessions)).unwrap();
+    let ids: Vec<&str> = listed
+        .as_array()
         .unwrap()
-        .into_iter()
-        .filter(|c| c.name == "task_completed")
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
         .collect();
-    assert_eq!(delivered.len(), 1, "delivered exactly once");
-    let result: Value = serde_json::from_str(delivered[0].result.as_deref().unwrap()).unwrap();
-    assert_eq!(result["status"], "interrupted");
-    let history = store.history().list_for_session(&parent).await.unwrap();
+    assert_eq!(ids.len(), 1, "{listed}");
+    assert_ne!(Some(ids[0]), v["runs"][0]["sessionId"].as_str());
+}
+
+#[test]
+fn skald_cron_tz_shows_sets_and_resets_the_time_zone_new_cron_jobs_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let tz = |args: &[&str]| {
+        let out = command(&data)
+            .args(["cron", "tz"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            stdout(&out).trim().to_string(),
+            stderr(&out),
+        )
+    };
+    let (code, system, err) = tz(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("the system's"), "{err}");
+    let (code, zone, err) = tz(&["America/New_York"]);
     assert_eq!(
-        history.last().unwrap().content,
-        "The backup was interrupted; shall I run it again?"
+        (code, zone.as_str()),
+        (Some(0), "America/New_York"),
+        "{err}"
     );
-    // The worker's model was asked once, before the crash.
-    let worker_requests = mock
-        .requests()
-        .iter()
-        .filter(|r| r.to_string().contains(&worker("Run the backup.")))
-        .count();
-    assert_eq!(worker_requests, 1);
-    store.close().await;
+    assert!(err.contains("set by you"), "{err}");
+    // Stored: the next process reads it.
+    assert_eq!(tz(&[]).1, "America/New_York");
+    let (code, _, err) = tz(&["Mars/Olympus"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown time zone"), "{err}");
+    assert_eq!(tz(&[]).1, "America/New_York", "unchanged by a bad name");
+    let (code, zone, err) = tz(&["--system"]);
+    assert_eq!((code, zone), (Some(0), system.clone()), "{err}");
+    assert_eq!(tz(&[]).1, system);
 }

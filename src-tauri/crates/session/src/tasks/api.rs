@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use skald_protocol::{TaskDetailView, TaskRunView, TaskView};
+use skald_protocol::{TaskDetailView, TaskRunView, TaskView, TimeZoneView};
 use skald_store::{JobKind, JobRow, JobRunRow, JobRunStatus, RunTrigger};
 
 use crate::error::SessionError;
 use crate::handler::ChatSessionHandler;
 
-use super::{Clock, Schedule, TIME_ZONE_SETTING, parse_time_zone};
+use super::{Clock, Schedule, TIME_ZONE_SETTING, parse_time_zone, system_time_zone};
 
 /// A run that came due late by more than this was missed while Skald was closed.
 const MISSED_AFTER_MS: i64 = 60_000;
@@ -105,6 +105,33 @@ impl ChatSessionHandler {
             .await?;
         self.inner.tasks.set_time_zone(tz.to_string());
         Ok(())
+    }
+
+    /// Goes back to the system's time zone for new cron jobs (the setting
+    /// is removed, so a later change of the system's zone is followed).
+    pub async fn use_system_time_zone(&self) -> Result<(), SessionError> {
+        self.inner
+            .store
+            .settings()
+            .delete(TIME_ZONE_SETTING)
+            .await?;
+        self.inner.tasks.set_time_zone(system_time_zone());
+        Ok(())
+    }
+
+    /// The person's time zone as Settings shows it: the zone, the system's,
+    /// and whether the person chose one.
+    pub async fn time_zone_view(&self) -> Result<TimeZoneView, SessionError> {
+        let stored = match self.inner.store.settings().get(TIME_ZONE_SETTING).await? {
+            Some(Value::String(tz)) if parse_time_zone(&tz).is_ok() => Some(tz),
+            _ => None,
+        };
+        let system = system_time_zone();
+        Ok(TimeZoneView {
+            from_system: stored.is_none(),
+            time_zone: stored.unwrap_or_else(|| self.time_zone()),
+            system_time_zone: system,
+        })
     }
 
     /// Reads the stored time zone, if the person set one.
