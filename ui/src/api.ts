@@ -28,6 +28,7 @@ import type {
   SessionSummary,
   TaskDetailView,
   TaskView,
+  TimeZoneView,
   TurnOutcome,
   LatexView,
   PdfFindHit,
@@ -391,4 +392,14 @@ export function setTaskEnabled(id: number, enabled: boolean): Promise<TaskView> 
 
 export function deleteTask(id: number): Promise<boolean> {
   return invoke("delete_task", { id });
+}
+
+/** The time zone cron jobs are scheduled in (Settings). */
+export function getTimeZone(): Promise<TimeZoneView> {
+  return invoke("get_time_zone");
+}
+
+/** Sets it for new cron jobs; `null` goes back to the system's. */
+export function setTimeZone(timeZone: string | null): Promise<TimeZoneView> {
+  return invoke("set_time_zone", { timeZone });
 }

@@ -247,6 +247,20 @@ lastRun: TaskRunView | null, };
 
 export type TaskDetailView = { task: TaskView, runs: Array<TaskRunView>, };
 
+export type TimeZoneView = { 
+/**
+ * The IANA name new cron jobs are evaluated in.
+ */
+timeZone: string, 
+/**
+ * The system's zone (what is used when the person set none).
+ */
+systemTimeZone: string, 
+/**
+ * Whether `time_zone` is the system's (no zone set by the person).
+ */
+fromSystem: boolean, };
+
 export type ProviderKindView = "openai" | "anthropic" | "ollama";
 
 export type ReasoningSetting = "off" | "low" | "medium" | "high";

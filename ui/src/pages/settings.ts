@@ -2,6 +2,7 @@
 import * as api from "../api";
 import type { EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderView, ReasoningSetting } from "../bindings";
 import { el } from "../dom";
+import { timeZoneSection } from "./timezone";
 
 const DEFAULT_URLS: Record<ProviderKindView, string> = {
   openai: "https://api.openai.com/v1",
@@ -203,5 +204,6 @@ export async function mountSettings(root: HTMLElement, deps = { api }): Promise<
     ...envSection,
     el("h2", {}, "Add a provider"),
     form,
+    timeZoneSection(deps),
   );
 }

@@ -1,5 +1,5 @@
 // The Tasks view: async tasks and cron jobs. Running ones first, then the
-// scheduled (next run in local time, the expression in words), then the
+// scheduled (next run in the job's time zone, the expression in words), then the
 // finished with their outcome and a link to the transcript. It refreshes
 // itself while shown: runs end in the background.
 import * as api from "../api";
@@ -17,8 +17,19 @@ export function disposeTasks(): void {
   timer = null;
 }
 
-function localTime(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+/** `ms` as a date and time for people: in `timeZone` (a cron job's, which
+ *  is the person's zone setting when it was scheduled) with the zone
+ *  named, else in the system's. */
+export function localTime(ms: number, timeZone?: string | null): string {
+  const date = new Date(ms);
+  if (timeZone) {
+    try {
+      return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZone }) + ` ${timeZone}`;
+    } catch {
+      // An unknown zone name: the system's time rather than nothing.
+    }
+  }
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
 function section(t: TaskView): "running" | "scheduled" | "finished" {
@@ -49,7 +60,7 @@ function taskRow(t: TaskView, act: (what: () => Promise<unknown>) => void, deps:
       el("span", { "data-testid": "task-schedule" }, `${t.cronWords ?? ""} `, el("code", {}, t.cron ?? ""), ` (${t.timeZone ?? ""})`),
     );
     details.push(
-      el("span", { "data-testid": "task-next" }, t.nextRunAt != null ? ` · next ${localTime(t.nextRunAt)}` : " · disabled"),
+      el("span", { "data-testid": "task-next" }, t.nextRunAt != null ? ` · next ${localTime(t.nextRunAt, t.timeZone)}` : " · disabled"),
     );
   }
   const run = t.lastRun;
