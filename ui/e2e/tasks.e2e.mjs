@@ -2,7 +2,8 @@
 // task (execute_task async) and finishes its turn; the Tasks view shows the
 // task running, then done with a link to its transcript; its result arrives
 // in the chat by itself as a task_completed card, and the root agent's turn
-// resumes on it.
+// resumes on it. The task's session is not in the chat list but opens from
+// its link; Settings › Time zone sets the zone cron jobs use.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -120,6 +121,37 @@ test("an async task runs in the Tasks view and its result arrives in the chat", 
   );
   assert.equal(delivered, "task_completed 🚀 → code-explorer: Count files");
   await shot("task-result-in-chat.png");
+  // The chat list has the conversation, not the task's session…
+  const listed = await session.execute(
+    "return Array.from(document.querySelectorAll('[data-testid=session-list] [data-session]')).map((li) => li.dataset.session)",
+  );
+  const bgId = transcript.slice("#/chat/".length);
+  assert.ok(listed.includes(parent.slice("#/chat/".length)), `${listed}`);
+  assert.ok(!listed.includes(bgId), `${listed}`);
+  // …whose transcript opens from the Tasks view's link.
+  await session.execute(`location.hash = ${JSON.stringify(transcript)}`);
+  await session.waitFor(
+    "return Array.from(document.querySelectorAll('[data-role=assistant] .md')).some((m) => m.textContent.includes('There are 3 files.'))",
+    { what: "the task's transcript", timeoutMs: 10_000 },
+  );
+
+  // Settings › Time zone: cron jobs from now on run in the chosen zone.
+  await session.execute("location.hash = '#/settings'");
+  await session.waitFor("return document.querySelector('[data-testid=time-zone-current]')", {
+    what: "the time zone setting",
+    timeoutMs: 10_000,
+  });
+  await session.execute(
+    `const i = document.querySelector('[data-testid=time-zone-input]');
+     i.value = 'Asia/Tokyo';
+     i.dispatchEvent(new Event('input', { bubbles: true }));
+     document.querySelector('[data-testid=time-zone-save]').click();`,
+  );
+  await session.waitFor(
+    "return document.querySelector('[data-testid=time-zone-current]').textContent.includes('Asia/Tokyo')",
+    { what: "the chosen time zone", timeoutMs: 10_000 },
+  );
+  await shot("settings-time-zone.png");
   // The task's agent had its own prompt and conversation.
   const worker = mock.requests.find((r) => r.messages.some((m) => m.role === "user" && m.content === prompt));
   assert.match(worker.messages[0].content, /^You are a code explorer/);

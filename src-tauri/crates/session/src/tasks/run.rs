@@ -254,7 +254,8 @@ impl ChatSessionHandler {
             .unwrap_or_default();
         self.request_attention(Attention::task_ended(
             &follow,
-            &format!("{} {}", job_icon(job), job.name),
+            // The task as its cards name it: `🚀 → agent: title`.
+            &format!("{} → {}: {}", job_icon(job), job.agent_id, job.name),
             &ending_summary(status, &ended),
         ));
         self.inner.bus.publish(&SessionEvent::TaskEnded {

@@ -235,12 +235,12 @@ pub(crate) async fn shell_started(workdir: &std::path::Path) -> i32 {
     read().unwrap()
 }
 
-/// Asserts every process of group `pgid` is gone within 2 s.
-pub(crate) async fn shell_gone(pgid: i32) {
+/// Asserts every process of group `pgid` is gone within `limit`.
+pub(crate) async fn shell_gone(pgid: i32, limit: Duration) {
     let start = Instant::now();
     while !live_group_members(pgid).is_empty() {
         assert!(
-            start.elapsed() < Duration::from_secs(2),
+            start.elapsed() < limit,
             "left: {:?}",
             live_group_members(pgid)
         );

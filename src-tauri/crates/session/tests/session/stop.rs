@@ -11,9 +11,9 @@ use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::{
     ApprovalGate, GateCall, GateDecision, PendingApproval, RecordingSink, Verdict, notes,
 };
-use skald_tools::exec::live_group_members;
 
 use crate::common::*;
+use crate::multi_agent::{shell_gone, shell_started};
 
 #[tokio::test]
 async fn stop_during_the_llm_call_drops_it_and_the_next_message_works() {
@@ -93,19 +93,7 @@ async fn stop_during_a_60s_tool_ends_fast_and_leaves_no_process() {
     let (h, s, id) = (e.handler.clone(), sink.clone(), sid.clone());
     let turn = tokio::spawn(async move { h.send_message(&id, "sleep", s).await });
 
-    let pgid_file = e.path("pgid.txt");
-    wait_until("the command to start", || {
-        std::fs::read_to_string(&pgid_file)
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-            .is_some_and(|g| live_group_members(g).len() >= 2)
-    })
-    .await;
-    let pgid: i32 = std::fs::read_to_string(&pgid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pgid = shell_started(&e.workdir).await;
     assert_eq!(e.tool_rows(&sid).await[0].status.as_str(), "running");
 
     let t0 = Instant::now();
@@ -119,15 +107,7 @@ async fn stop_during_a_60s_tool_ends_fast_and_leaves_no_process() {
     assert_eq!(outcome, TurnOutcome::Cancelled);
     assert!(took < Duration::from_millis(500), "stop took {took:?}");
     // No process of the call is left.
-    let start = Instant::now();
-    while !live_group_members(pgid).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(1),
-            "left: {:?}",
-            live_group_members(pgid)
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    shell_gone(pgid, Duration::from_secs(1)).await;
 
     // Both calls cancelled; the second never ran; history valid.
     let rows = e.tool_rows(&sid).await;

@@ -408,7 +408,7 @@ async fn one_stop_ends_a_sub_agent_and_its_60s_shell() {
         .unwrap();
     assert_eq!(outcome, TurnOutcome::Cancelled);
     assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
-    shell_gone(pgid).await;
+    shell_gone(pgid, Duration::from_secs(2)).await;
     // Every row ended cancelled: the shell, the delegation, the frame.
     let rows = e.store.tool_calls().list_for_session(&sid).await.unwrap();
     let statuses: Vec<(&str, &str)> = rows

@@ -266,7 +266,7 @@ async fn stopping_an_async_task_kills_its_60s_shell_and_its_ending_is_delivered(
     assert!(e.handler.stop_task(1).await.unwrap());
     tasks_idle(&e).await;
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    shell_gone(pgid).await;
+    shell_gone(pgid, Duration::from_secs(2)).await;
     let detail = e.handler.task(1).await.unwrap();
     assert_eq!(detail.runs[0].status, "cancelled");
     let bg = detail.runs[0].session_id.clone().unwrap();
@@ -645,7 +645,7 @@ async fn a_task_ending_asks_for_attention_once_and_its_session_is_no_chat() {
         .iter()
         .find(|a| a.kind == AttentionKind::TaskEnded)
         .unwrap();
-    assert_eq!(ended.title, "Task finished: 🚀 Count files");
+    assert_eq!(ended.title, "Task finished: 🚀 → worker: Count files");
     assert_eq!(ended.body, "42 files.");
 
     // The chat list has the conversation, not the task's session; the
