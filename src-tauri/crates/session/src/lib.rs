@@ -31,8 +31,6 @@ mod provider;
 mod resume;
 mod sessions;
 mod subagent;
-#[cfg(feature = "test-support")]
-pub mod testing;
 mod turn;
 
 pub use activate::{ActivateTools, GroupLister, ToolGroup};
