@@ -21,6 +21,7 @@ pub mod openai;
 mod peer;
 mod reply;
 pub mod script;
+mod send;
 mod server;
 
 pub use reply::{DEFAULT_PIECE, End, Part, Reply};

@@ -1,4 +1,6 @@
-//! The server: hyper on a thread of its own with a current-thread runtime.
+//! The server: hyper on a thread of its own with a current-thread runtime;
+//! requests are recorded, then answered from the model lists, the control
+//! endpoints or the script ([`crate::send`] sends the reply).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -6,25 +8,22 @@ use std::fs::File;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
-use http_body::{Body, Frame};
 use http_body_util::BodyExt;
-use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 
-use crate::reply::{End, Part, Reply};
+use crate::reply::Reply;
+use crate::send::ChannelBody;
 
 /// What `GET …/models` lists unless told otherwise.
 pub const MOCK_MODELS: [&str; 2] = ["mock-small", "mock-large"];
@@ -273,14 +272,14 @@ impl Drop for MockServer {
     }
 }
 
-struct State {
+pub(crate) struct State {
     replies: Mutex<VecDeque<Reply>>,
     models: Mutex<Option<Vec<String>>>,
     responder: Option<Responder>,
     exhausted: Reply,
     record: Mutex<Vec<RecordedRequest>>,
     record_file: Option<Mutex<File>>,
-    disconnects: AtomicUsize,
+    pub(crate) disconnects: AtomicUsize,
     hold: usize,
     arrived: watch::Sender<usize>,
     peer_pids: bool,
@@ -392,7 +391,7 @@ async fn handle(
         Some(list) => list,
         None => scripted(&st, &rec).await,
     };
-    respond(reply, st).await
+    crate::send::respond(reply, st).await
 }
 
 /// The fixed model lists, in the shapes the three APIs document (OpenAI's
@@ -474,93 +473,4 @@ fn control(method: &str, what: &str, body: &[u8], st: &State) -> Response<Channe
     r.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
-}
-
-async fn respond(reply: Reply, st: Arc<State>) -> Response<ChannelBody> {
-    if !reply.delay.is_zero() {
-        tokio::time::sleep(reply.delay).await;
-    }
-    let (tx, rx) = mpsc::channel(1);
-    let mut r = Response::new(ChannelBody { rx });
-    *r.status_mut() =
-        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let h = r.headers_mut();
-    if let Ok(ct) = HeaderValue::from_str(&reply.content_type)
-        && !reply.content_type.is_empty()
-    {
-        h.insert(CONTENT_TYPE, ct);
-    }
-    for (n, v) in &reply.headers {
-        if let (Ok(n), Ok(v)) = (
-            HeaderName::from_bytes(n.as_bytes()),
-            HeaderValue::from_str(v),
-        ) {
-            h.append(n, v);
-        }
-    }
-    tokio::spawn(produce(reply, tx, st));
-    r
-}
-
-type Item = Result<Bytes, std::io::Error>;
-
-/// Feeds the body: one piece per channel slot, so hyper writes each piece
-/// on its own; a client that leaves ends the script's pauses early.
-async fn produce(reply: Reply, tx: mpsc::Sender<Item>, st: Arc<State>) {
-    for part in reply.parts {
-        match part {
-            Part::Bytes(b) => {
-                for piece in b.chunks(reply.piece) {
-                    if tx.send(Ok(Bytes::copy_from_slice(piece))).await.is_err() {
-                        return;
-                    }
-                    tokio::task::yield_now().await;
-                }
-            }
-            Part::Pause(d) => {
-                tokio::select! {
-                    () = tokio::time::sleep(d) => {}
-                    () = tx.closed() => return,
-                }
-            }
-        }
-    }
-    match reply.end {
-        End::Complete => {}
-        End::Cut => {
-            let _ = tx
-                .send(Err(std::io::Error::other("the script cuts this stream")))
-                .await;
-        }
-        End::Hang => {
-            tx.closed().await;
-            st.disconnects.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
-
-/// A response body fed through a channel: an error item aborts the
-/// connection mid-body (a cut stream).
-pub struct ChannelBody {
-    rx: mpsc::Receiver<Item>,
-}
-
-impl ChannelBody {
-    fn full(bytes: Vec<u8>) -> Self {
-        let (tx, rx) = mpsc::channel(1);
-        let _ = tx.try_send(Ok(Bytes::from(bytes)));
-        ChannelBody { rx }
-    }
-}
-
-impl Body for ChannelBody {
-    type Data = Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        self.rx.poll_recv(cx).map(|o| o.map(|r| r.map(Frame::data)))
-    }
 }
