@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
-import { startMockOpenAI } from "./mock-openai.mjs";
+import { addMockProvider, newChat, send, startMockOpenAI, waitUntil } from "./helpers.mjs";
 import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;

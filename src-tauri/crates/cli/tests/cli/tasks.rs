@@ -9,13 +9,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{Match, MockServer, sse_text, sse_tool_call};
 use skald_store::{Role, Store, ToolCallStatus};
 use skald_tools::exec::processes_running;
 
 use crate::{command, stderr, stdout};
 
-fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
+fn with_mock(data: &Path, mock: &MockServer) -> std::process::Command {
     let mut c = command(data);
     c.env("OPENAI_BASE_URL", mock.base_url())
         .env("OPENAI_API_KEY", "test-key")
@@ -32,10 +32,10 @@ fn start_task(prompt: &str) -> String {
     )
 }
 
-/// The worker's first request carries its prompt as a user message (the
-/// parent's carry it only inside the call's arguments).
-fn worker(prompt: &str) -> String {
-    format!("\"content\":\"{prompt}\"")
+/// The worker's requests carry its prompt as a user message (the parent's
+/// carry it only inside the call's arguments).
+fn worker(prompt: &str) -> Match {
+    Match::user_contains(prompt)
 }
 
 #[test]
@@ -43,13 +43,13 @@ fn skald_chat_waits_for_its_async_task_and_shows_the_resumed_turn() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let work = dir.path().canonicalize().unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         start_task("Count the files in src."),
         sse_text("Started it."),
         sse_text("The task found 42 files."),
     ])
     .unwrap();
-    mock.push_for(&worker("Count the files in src."), sse_text("42 files."));
+    mock.push_for(worker("Count the files in src."), sse_text("42 files."));
     let out = with_mock(&data, &mock)
         .args([
             "chat",
@@ -124,9 +124,9 @@ async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() 
     let work = root.join("w");
     std::fs::create_dir_all(&work).unwrap();
     let n = format!("{}.{}", 3300, std::process::id());
-    let mock = MockOpenAi::start([start_task("Run the backup."), sse_text("Started.")]).unwrap();
+    let mock = MockServer::start([start_task("Run the backup."), sse_text("Started.")]).unwrap();
     mock.push_for(
-        &worker("Run the backup."),
+        worker("Run the backup."),
         sse_tool_call(
             "w1",
             "execute_cmd",
@@ -253,9 +253,9 @@ async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() 
     );
     // The worker's model was asked once, before the crash.
     let worker_requests = mock
-        .requests()
+        .bodies()
         .iter()
-        .filter(|r| r.to_string().contains(&worker("Run the backup.")))
+        .filter(|b| worker("Run the backup.").matches(b))
         .count();
     assert_eq!(worker_requests, 1);
     store.close().await;
