@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
+import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
 
 // Steps the E2E tests share: the scripted LLM mock, filling inputs the way
 // typing does, adding the mock as a provider in Settings, starting a chat and
@@ -190,3 +192,42 @@ export function browserRecorder(dir) {
   };
 }
 
+/**
+ * The set-up of a file whose app goes away and comes back under one driver
+ * (killed, or restarting itself): a working directory and a data dir of its
+ * own, the mock with `script`, tauri-driver and a session, started in
+ * `before` and ended in `after`. `apps()` lists the pids of the app's running
+ * instances (the driver's process group holds them all); `relaunch()` opens
+ * a new session (a new app) once the old one has gone.
+ */
+export function appThatComesBack(name, script) {
+  const app = process.env.SKALD_APP;
+  if (!app) throw new Error("set SKALD_APP");
+  const ctx = {
+    workdir: mkdtempSync(join(tmpdir(), `skald-e2e-${name}-`)),
+    dataDir: mkdtempSync(join(tmpdir(), "skald-e2e-data-")),
+    mock: null,
+    driver: null,
+    session: null,
+    apps: () =>
+      groupProcesses(ctx.driver.proc.pid)
+        .filter((p) => p.exe === app)
+        .map((p) => p.pid),
+    async relaunch() {
+      await ctx.session.quit();
+      ctx.session = await Session.create(ctx.driver.base, app);
+      return ctx.session;
+    },
+  };
+  before(async () => {
+    ctx.mock = await startMockOpenAI(script);
+    ctx.driver = await startDriver({ name, cwd: ctx.workdir, env: { SKALD_DATA_DIR: ctx.dataDir } });
+    ctx.session = await Session.create(ctx.driver.base, app);
+  });
+  after(async () => {
+    await ctx.session?.quit();
+    await ctx.driver?.stop();
+    ctx.mock?.close();
+  });
+  return ctx;
+}

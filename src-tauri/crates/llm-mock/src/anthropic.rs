@@ -40,21 +40,24 @@ pub fn message_start(input_tokens: u64) -> String {
     )
 }
 
-fn block_start(index: usize, block: Value) -> String {
+/// `content_block_start` of block `index`.
+pub fn block_start(index: usize, block: Value) -> String {
     sse_event(
         "content_block_start",
         &json!({"type": "content_block_start", "index": index, "content_block": block}),
     )
 }
 
-fn block_delta(index: usize, delta: Value) -> String {
+/// `content_block_delta` of block `index`.
+pub fn block_delta(index: usize, delta: Value) -> String {
     sse_event(
         "content_block_delta",
         &json!({"type": "content_block_delta", "index": index, "delta": delta}),
     )
 }
 
-fn block_stop(index: usize) -> String {
+/// `content_block_stop` of block `index`.
+pub fn block_stop(index: usize) -> String {
     sse_event(
         "content_block_stop",
         &json!({"type": "content_block_stop", "index": index}),

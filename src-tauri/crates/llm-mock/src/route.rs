@@ -213,7 +213,10 @@ mod tests {
             !Match::user_contains("Back it up").matches(&o),
             "a call's arguments are not user text"
         );
-        assert!(!Match::user_contains("Started").matches(&o), "nor a tool result");
+        assert!(
+            !Match::user_contains("Started").matches(&o),
+            "nor a tool result"
+        );
         assert!(Match::last_user_contains("now?").matches(&o));
         assert!(!Match::last_user_contains("Count").matches(&o));
         assert!(Match::model("mock-small").matches(&o));
@@ -247,14 +250,32 @@ mod tests {
     #[test]
     fn a_route_serves_its_replies_in_order_then_lets_requests_pass() {
         let mut routes = Vec::new();
-        add(&mut routes, Match::user_contains("Count"), [Reply::sse("one")]);
-        add(&mut routes, Match::model("claude"), [Reply::sse("anthropic")]);
-        add(&mut routes, Match::user_contains("Count"), [Reply::sse("two")]);
+        add(
+            &mut routes,
+            Match::user_contains("Count"),
+            [Reply::sse("one")],
+        );
+        add(
+            &mut routes,
+            Match::model("claude"),
+            [Reply::sse("anthropic")],
+        );
+        add(
+            &mut routes,
+            Match::user_contains("Count"),
+            [Reply::sse("two")],
+        );
         assert_eq!(routes.len(), 2, "the same match queues on its route");
         let body = |r: Option<Reply>| r.map(|r| String::from_utf8(r.body_bytes()).unwrap());
         assert_eq!(body(take(&mut routes, &openai())).as_deref(), Some("one"));
-        assert_eq!(body(take(&mut routes, &anthropic())).as_deref(), Some("anthropic"));
+        assert_eq!(
+            body(take(&mut routes, &anthropic())).as_deref(),
+            Some("anthropic")
+        );
         assert_eq!(body(take(&mut routes, &openai())).as_deref(), Some("two"));
-        assert!(take(&mut routes, &openai()).is_none(), "used up: the queue's turn");
+        assert!(
+            take(&mut routes, &openai()).is_none(),
+            "used up: the queue's turn"
+        );
     }
 }

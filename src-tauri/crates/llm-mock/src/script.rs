@@ -143,8 +143,12 @@ fn route(spec: &Value) -> Result<(Match, Vec<Reply>), ScriptError> {
             )));
         }
     }
-    let when: Match = serde_json::from_value(o.get("when").cloned().unwrap_or_else(|| Value::Object(Map::new())))
-        .map_err(|e| invalid(format!("when: {e}")))?;
+    let when: Match = serde_json::from_value(
+        o.get("when")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new())),
+    )
+    .map_err(|e| invalid(format!("when: {e}")))?;
     if when.is_empty() {
         return Err(invalid(
             "when: name at least one of system_contains, user_contains, last_user_contains, model, body_contains",
@@ -489,10 +493,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.replies.len(), 1);
         assert_eq!(s.routes.len(), 2);
-        assert_eq!(
-            s.routes[0].0,
-            Match::user_contains("Count").and_model("m")
-        );
+        assert_eq!(s.routes[0].0, Match::user_contains("Count").and_model("m"));
         assert_eq!(s.routes[0].1.len(), 2);
         assert_eq!(s.routes[1].0, Match::system_contains("explorer"));
         assert_eq!(s.routes[1].1[0].status_code(), 500);

@@ -294,7 +294,10 @@ fn held_side_by_side_requests_each_get_their_own_route() {
     let mock = MockServer::builder()
         .route(Match::user_contains("alpha"), [sse_text("for alpha")])
         .route(Match::user_contains("beta"), [sse_text("for beta")])
-        .route(Match::model("mock-large"), [sse_text("for the large model")])
+        .route(
+            Match::model("mock-large"),
+            [sse_text("for the large model")],
+        )
         .hold_until(3)
         .start()
         .unwrap();
@@ -302,7 +305,11 @@ fn held_side_by_side_requests_each_get_their_own_route() {
     let ask = |body: Value| std::thread::spawn(move || post(port, &body).body());
     let mut large = asked("s", "gamma");
     large["model"] = json!("mock-large");
-    let threads = [ask(asked("s", "beta")), ask(large), ask(asked("s", "alpha"))];
+    let threads = [
+        ask(asked("s", "beta")),
+        ask(large),
+        ask(asked("s", "alpha")),
+    ];
     let got: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     assert_eq!(
         got,

@@ -1,6 +1,6 @@
 //! Anthropic Messages against the mock server.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use skald_llm::{
     Anthropic, LlmError, LlmProvider, ReasoningPart, ResponseAccumulator, StopReason, StreamEvent,
     ToolCall, Usage,
@@ -8,7 +8,7 @@ use skald_llm::{
 
 use crate::collect;
 use crate::{fast_retries, fixed_request, simple_request};
-use skald_llm_mock::anthropic::sse_event;
+use skald_llm_mock::anthropic::{block_delta, block_start, block_stop, message_end, sse_event};
 use skald_llm_mock::{MockServer, Reply};
 
 fn message_start() -> String {
@@ -22,36 +22,6 @@ fn message_start() -> String {
                       "cache_read_input_tokens": 100, "output_tokens": 2}
         }}),
     )
-}
-
-fn block_start(index: usize, block: Value) -> String {
-    sse_event(
-        "content_block_start",
-        &json!({"type": "content_block_start", "index": index, "content_block": block}),
-    )
-}
-
-fn block_delta(index: usize, delta: Value) -> String {
-    sse_event(
-        "content_block_delta",
-        &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-    )
-}
-
-fn block_stop(index: usize) -> String {
-    sse_event(
-        "content_block_stop",
-        &json!({"type": "content_block_stop", "index": index}),
-    )
-}
-
-fn message_end(stop_reason: &str, output_tokens: u64) -> String {
-    sse_event(
-        "message_delta",
-        &json!({"type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                "usage": {"output_tokens": output_tokens}}),
-    ) + &sse_event("message_stop", &json!({"type": "message_stop"}))
 }
 
 /// thinking → text → tool_use (input streamed as input_json_delta) → a parameterless tool_use.
