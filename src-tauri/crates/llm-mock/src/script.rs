@@ -107,7 +107,9 @@ pub fn parse_value(doc: &Value) -> Result<Script, ScriptError> {
                 Some(Value::Array(r)) => r
                     .iter()
                     .enumerate()
-                    .map(|(i, r)| route(r).map_err(|e| invalid(format!("route {i}: {e}"))))
+                    .map(|(i, r)| {
+                        crate::route::parse(r).map_err(|e| invalid(format!("route {i}: {e}")))
+                    })
                     .collect::<Result<_, _>>()?,
                 Some(_) => return Err(invalid("routes: expected an array")),
             };
@@ -124,47 +126,14 @@ pub fn parse_value(doc: &Value) -> Result<Script, ScriptError> {
     }
 }
 
-fn replies_of(list: &[Value]) -> Result<Vec<Reply>, ScriptError> {
+pub(crate) fn replies_of(list: &[Value]) -> Result<Vec<Reply>, ScriptError> {
     list.iter()
         .enumerate()
         .map(|(i, r)| reply(r).map_err(|e| invalid(format!("reply {i}: {e}"))))
         .collect()
 }
 
-/// `{"when": {…}, "replies": […]}` or `{"when": {…}, "reply": …}`.
-fn route(spec: &Value) -> Result<(Match, Vec<Reply>), ScriptError> {
-    let o = spec
-        .as_object()
-        .ok_or_else(|| invalid("expected {\"when\", \"replies\"}"))?;
-    for key in o.keys() {
-        if !matches!(key.as_str(), "when" | "reply" | "replies") {
-            return Err(invalid(format!(
-                "unknown key {key:?} (a route has when and reply or replies)"
-            )));
-        }
-    }
-    let when: Match = serde_json::from_value(
-        o.get("when")
-            .cloned()
-            .unwrap_or_else(|| Value::Object(Map::new())),
-    )
-    .map_err(|e| invalid(format!("when: {e}")))?;
-    if when.is_empty() {
-        return Err(invalid(
-            "when: name at least one of system_contains, user_contains, last_user_contains, model, body_contains",
-        ));
-    }
-    let replies = match (o.get("reply"), o.get("replies")) {
-        (Some(r), None) => vec![reply(r)?],
-        (None, Some(Value::Array(r))) => replies_of(r)?,
-        (None, Some(_)) => return Err(invalid("replies: expected an array")),
-        (Some(_), Some(_)) => return Err(invalid("give reply or replies, not both")),
-        (None, None) => return Err(invalid("no reply or replies")),
-    };
-    Ok((when, replies))
-}
-
-fn invalid(msg: impl Into<String>) -> ScriptError {
+pub(crate) fn invalid(msg: impl Into<String>) -> ScriptError {
     ScriptError::Invalid(msg.into())
 }
 
@@ -479,42 +448,5 @@ mod tests {
         assert!(matches!(parse("not json"), Err(ScriptError::Json(_))));
         let e = parse(r#"{"replys": []}"#).unwrap_err().to_string();
         assert!(e.contains("replys"), "{e}");
-    }
-
-    #[test]
-    fn routes_carry_a_match_and_their_replies() {
-        let s = parse_value(&json!({
-            "replies": [["queued"]],
-            "routes": [
-                {"when": {"user_contains": "Count", "model": "m"}, "replies": [["a"], ["b"]]},
-                {"when": {"system_contains": "explorer"}, "reply": {"status": 500, "json": {}}}
-            ]
-        }))
-        .unwrap();
-        assert_eq!(s.replies.len(), 1);
-        assert_eq!(s.routes.len(), 2);
-        assert_eq!(s.routes[0].0, Match::user_contains("Count").and_model("m"));
-        assert_eq!(s.routes[0].1.len(), 2);
-        assert_eq!(s.routes[1].0, Match::system_contains("explorer"));
-        assert_eq!(s.routes[1].1[0].status_code(), 500);
-    }
-
-    #[test]
-    fn route_mistakes_say_where_they_are() {
-        let err = |v: Value| parse_value(&v).unwrap_err().to_string();
-        let e = err(json!({"routes": [{"when": {"user": "x"}, "reply": ["a"]}]}));
-        assert!(e.contains("route 0") && e.contains("user"), "{e}");
-        let e = err(json!({"routes": [{"when": {}, "reply": ["a"]}]}));
-        assert!(e.contains("at least one"), "{e}");
-        let e = err(json!({"routes": [{"reply": ["a"]}]}));
-        assert!(e.contains("at least one"), "{e}");
-        let e = err(json!({"routes": [{"when": {"model": "m"}}]}));
-        assert!(e.contains("no reply"), "{e}");
-        let e = err(json!({"routes": [{"when": {"model": "m"}, "reply": ["a"], "replies": []}]}));
-        assert!(e.contains("not both"), "{e}");
-        let e = err(json!({"routes": [{"when": {"model": "m"}, "replies": [[true]]}]}));
-        assert!(e.contains("route 0") && e.contains("step 0"), "{e}");
-        let e = err(json!({"routes": {}}));
-        assert!(e.contains("routes: expected an array"), "{e}");
     }
 }
