@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { addMockProvider, newChat, send } from "../ui/e2e/helpers.mjs";
-import { startMockOpenAI } from "../ui/e2e/mock-openai.mjs";
+import { startMockOpenAI } from "../ui/e2e/helpers.mjs";
 import { Session, startDriver } from "../ui/e2e/webdriver.mjs";
 
 const app = process.env.SKALD_INSTALLED_APP ?? "/usr/bin/skald-app";
@@ -27,7 +27,7 @@ delete env.XDG_DATA_HOME;
 // The app must find its agents in the package's resources, not a source tree.
 delete env.SKALD_AGENTS_DIR;
 
-// Async: the mock answers from this same process, so a sync exec would deadlock.
+// Async, so the test's own timers keep running while the CLI's turn streams.
 const run = (args, extraEnv = {}) =>
   promisify(execFile)(cli, args, { cwd: workdir, env: { ...env, ...extraEnv }, encoding: "utf8", timeout: 60_000 }).then(
     (r) => r.stdout,

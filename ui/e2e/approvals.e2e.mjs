@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { startMockOpenAI, toolCallChunk } from "./helpers.mjs";
 import { addMockProvider, newChat, send, setValue } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 

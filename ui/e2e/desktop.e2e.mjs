@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
-import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
+import { startMockOpenAI, toolCallChunk } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;

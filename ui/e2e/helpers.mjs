@@ -1,8 +1,117 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
+import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
 
-// Steps the E2E tests share: filling inputs the way typing does, adding the
-// mock as a provider in Settings, starting a chat and sending a message.
+// Steps the E2E tests share: the scripted LLM mock, filling inputs the way
+// typing does, adding the mock as a provider in Settings, starting a chat and
+// sending a message.
+
+/** What the mock's `GET /v1/models` lists. */
+export const MOCK_MODELS = ["mock-small", "mock-large"];
+
+/** The `skald-llm-mock` binary (`cargo build -p skald-llm-mock`). */
+function mockBinary() {
+  if (process.env.SKALD_LLM_MOCK) return process.env.SKALD_LLM_MOCK;
+  const target = process.env.CARGO_TARGET_DIR ?? join(process.env.HOME ?? "", ".cache", "skald-target");
+  return join(target, "debug", "skald-llm-mock");
+}
+
+/**
+ * Starts the scripted LLM mock (the `skald-llm-mock` binary, an
+ * OpenAI-compatible server on 127.0.0.1). `script` is a list of replies, one
+ * per chat request in order; a reply is a list of steps — a string is a text
+ * delta, a number a pause in ms, `{ finish_reason }` the finish chunk, any
+ * other object a delta (see `toolCallChunk`) — or an object reply (errors,
+ * cut streams, Anthropic, raw bodies: see src-tauri/crates/llm-mock/src/script.rs).
+ *
+ * `routes` (optional): `[{ when, reply }]` or `[{ when, replies: [...] }]` — a
+ * request `when` takes gets the route's next reply instead of the next
+ * scripted one, whatever its place among concurrent requests (agents running
+ * side by side). `when` names what the request must say, one or more of
+ * `system_contains`, `user_contains`, `last_user_contains`, `model`,
+ * `body_contains` (see src-tauri/crates/llm-mock/src/route.rs).
+ *
+ * `requests`, `times` and `pids` are the chat requests' bodies, arrival times
+ * (ms) and sending processes, read afresh on every access. `push(...replies)`
+ * queues more replies, `route(when, ...replies)` more routed ones; `close()`
+ * stops the mock.
+ */
+export async function startMockOpenAI(script, { routes = [] } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "skald-llm-mock-"));
+  const scriptFile = join(dir, "script.json");
+  const record = join(dir, "requests.jsonl");
+  writeFileSync(scriptFile, JSON.stringify({ replies: script, routes }));
+  const child = spawn(mockBinary(), ["--script", scriptFile, "--record", record, "--peer-pids", "--exit-on-stdin-eof"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const started = await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error("skald-llm-mock did not start within 10 s")), 10_000);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start ${mockBinary()} (cargo build -p skald-llm-mock): ${e.message}`));
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`skald-llm-mock exited with ${code} before listening`));
+    });
+    child.stdout.on("data", (d) => {
+      out += d;
+      const nl = out.indexOf("\n");
+      if (nl < 0) return;
+      clearTimeout(timer);
+      child.removeAllListeners("exit");
+      resolve(JSON.parse(out.slice(0, nl)));
+    });
+  });
+  // Whole lines only: the mock writes each request as one line.
+  const posted = () => {
+    if (!existsSync(record)) return [];
+    const lines = readFileSync(record, "utf8").split("\n");
+    lines.pop();
+    return lines.map((l) => JSON.parse(l)).filter((r) => r.method === "POST");
+  };
+  const control = async (script) => {
+    const res = await fetch(`${started.url}/_mock/replies`, { method: "POST", body: JSON.stringify(script) });
+    if (!res.ok) throw new Error(`the mock refused the script: ${await res.text()}`);
+  };
+  return {
+    baseUrl: started.base_url,
+    url: started.url,
+    get requests() {
+      return posted().map((r) => r.body);
+    },
+    get times() {
+      return posted().map((r) => r.time_ms);
+    },
+    get pids() {
+      return posted().map((r) => r.pid ?? null);
+    },
+    async push(...replies) {
+      await control({ replies });
+    },
+    async route(when, ...replies) {
+      await control({ routes: [{ when, replies }] });
+    },
+    close() {
+      child.stdin.end();
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tool-call delta fragment, OpenAI style. */
+export function toolCallChunk(index, { id, name, args }) {
+  const call = { index, function: { arguments: args ?? "" } };
+  if (id) call.id = id;
+  if (id) call.type = "function";
+  if (name) call.function.name = name;
+  return { tool_calls: [call] };
+}
 
 /** Sets an input's value and fires `input`, as typing would. */
 export async function setValue(session, selector, value) {
@@ -81,4 +190,44 @@ export function browserRecorder(dir) {
     },
     opened: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
   };
+}
+
+/**
+ * The set-up of a file whose app goes away and comes back under one driver
+ * (killed, or restarting itself): a working directory and a data dir of its
+ * own, the mock with `script`, tauri-driver and a session, started in
+ * `before` and ended in `after`. `apps()` lists the pids of the app's running
+ * instances (the driver's process group holds them all); `relaunch()` opens
+ * a new session (a new app) once the old one has gone.
+ */
+export function appThatComesBack(name, script) {
+  const app = process.env.SKALD_APP;
+  if (!app) throw new Error("set SKALD_APP");
+  const ctx = {
+    workdir: mkdtempSync(join(tmpdir(), `skald-e2e-${name}-`)),
+    dataDir: mkdtempSync(join(tmpdir(), "skald-e2e-data-")),
+    mock: null,
+    driver: null,
+    session: null,
+    apps: () =>
+      groupProcesses(ctx.driver.proc.pid)
+        .filter((p) => p.exe === app)
+        .map((p) => p.pid),
+    async relaunch() {
+      await ctx.session.quit();
+      ctx.session = await Session.create(ctx.driver.base, app);
+      return ctx.session;
+    },
+  };
+  before(async () => {
+    ctx.mock = await startMockOpenAI(script);
+    ctx.driver = await startDriver({ name, cwd: ctx.workdir, env: { SKALD_DATA_DIR: ctx.dataDir } });
+    ctx.session = await Session.create(ctx.driver.base, app);
+  });
+  after(async () => {
+    await ctx.session?.quit();
+    await ctx.driver?.stop();
+    ctx.mock?.close();
+  });
+  return ctx;
 }

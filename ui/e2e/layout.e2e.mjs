@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startMockOpenAI } from "./mock-openai.mjs";
+import { startMockOpenAI } from "./helpers.mjs";
 import { addMockProvider, newChat, send } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 

@@ -4,49 +4,22 @@
 // through) and exits; the new instance resumes the turn, so the model's next
 // request carries the restart's result.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
-import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
+import { test } from "node:test";
+import { addMockProvider, appThatComesBack, newChat, send, toolCallChunk, waitUntil } from "./helpers.mjs";
 
-const app = process.env.SKALD_APP;
-if (!app) throw new Error("set SKALD_APP");
-
-const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-restart-"));
-const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
-
-let mock;
-let driver;
-let session;
-
-before(async () => {
-  mock = await startMockOpenAI([
-    [
-      toolCallChunk(0, { id: "call_r1", name: "restart", args: "" }),
-      toolCallChunk(0, { args: JSON.stringify({ reason: "new settings" }) }),
-      { finish_reason: "tool_calls" },
-    ],
-    // The old instance may ask once more before it exits; it never hears back.
-    ["Restarting", 60_000, " never sent", { finish_reason: "stop" }],
-    ["Back after the restart.", { finish_reason: "stop" }],
-  ]);
-  driver = await startDriver({ name: "restart", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
-  session = await Session.create(driver.base, app);
-});
-
-after(async () => {
-  await session?.quit();
-  await driver?.stop();
-  mock?.close();
-});
-
-const apps = () => groupProcesses(driver.proc.pid).filter((p) => p.exe === app).map((p) => p.pid);
-
+const t = appThatComesBack("restart", [
+  [
+    toolCallChunk(0, { id: "call_r1", name: "restart", args: "" }),
+    toolCallChunk(0, { args: JSON.stringify({ reason: "new settings" }) }),
+    { finish_reason: "tool_calls" },
+  ],
+  // The old instance may ask once more before it exits; it never hears back.
+  ["Restarting", 60_000, " never sent", { finish_reason: "stop" }],
+  ["Back after the restart.", { finish_reason: "stop" }],
+]);
 
 test("an approved restart respawns the app, which resumes the turn", async () => {
+  const { session, mock, apps } = t;
   await addMockProvider(session, mock.baseUrl);
   await newChat(session);
   const [first] = apps();

@@ -4,45 +4,23 @@
 // banner saying the session was resumed after a crash — without navigating
 // away and back. Stop then ends it.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
-import { startMockOpenAI } from "./mock-openai.mjs";
-import { Session, groupProcesses, startDriver } from "./webdriver.mjs";
+import { test } from "node:test";
+import { addMockProvider, appThatComesBack, newChat, send, waitUntil } from "./helpers.mjs";
 
-const app = process.env.SKALD_APP;
-if (!app) throw new Error("set SKALD_APP");
-
-const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-resume-"));
-const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
-
-let mock;
-let driver;
-let session;
-
-before(async () => {
-  mock = await startMockOpenAI([
-    // Streams a little, then stalls: the app is killed meanwhile.
-    ["Counting: one,", " two,", 60_000, " never sent", { finish_reason: "stop" }],
-    // The relaunched app asks again: this answer streams slowly and stalls,
-    // so the page must show it live and Stop must end it.
-    ["Resumed: one,", 400, " two,", 400, " three,", 60_000, " never sent", { finish_reason: "stop" }],
-  ]);
-  driver = await startDriver({ name: "resume", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
-  session = await Session.create(driver.base, app);
-});
-
-after(async () => {
-  await session?.quit();
-  await driver?.stop();
-  mock?.close();
-});
-
-const apps = () => groupProcesses(driver.proc.pid).filter((p) => p.exe === app).map((p) => p.pid);
+const t = appThatComesBack("resume", [
+  // Streams a little, then stalls: the app is killed meanwhile.
+  ["Counting: one,", " two,", 60_000, " never sent", { finish_reason: "stop" }],
+  // The relaunched app asks again: this answer streams slowly and stalls,
+  // so the page must show it live and Stop must end it.
+  ["Resumed: one,", 400, " two,", 400, " three,", 60_000, " never sent", { finish_reason: "stop" }],
+]);
 
 test("killed mid-answer and relaunched: the resumed turn shows live with a banner, and Stop ends it", async () => {
+  const { mock, apps } = t;
+  let session = t.session;
   await addMockProvider(session, mock.baseUrl);
   await newChat(session);
   await send(session, "Count slowly.");
@@ -53,10 +31,9 @@ test("killed mid-answer and relaunched: the resumed turn shows live with a banne
   assert.ok(first, "the app runs under the driver");
   process.kill(first, "SIGKILL");
   await waitUntil(() => !apps().includes(first), "the killed app to be gone");
-  await session.quit();
 
   // Relaunch: the page opens on the newest chat, the one cut short.
-  session = await Session.create(driver.base, app);
+  session = await t.relaunch();
   await session.waitFor("return !!document.querySelector('[data-testid=resumed-banner]:not([hidden])')", {
     what: "the resumed-after-a-crash banner",
   });

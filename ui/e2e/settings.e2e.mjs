@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MOCK_MODELS, startMockOpenAI } from "./mock-openai.mjs";
+import { MOCK_MODELS, startMockOpenAI } from "./helpers.mjs";
 import { newChat, send } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 

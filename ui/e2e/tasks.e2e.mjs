@@ -9,8 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { addMockProvider, newChat, send, startMockOpenAI, toolCallChunk } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -40,8 +39,8 @@ before(async () => {
       routes: [
         {
           // the task's own agent: slow, so the Tasks view sees it running
-          match: (req) => req.messages.some((m) => m.role === "user" && m.content === prompt),
-          turn: [6000, "There are 3 files.", { finish_reason: "stop" }],
+          when: { user_contains: prompt },
+          reply: [6000, "There are 3 files.", { finish_reason: "stop" }],
         },
       ],
     },

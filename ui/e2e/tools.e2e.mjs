@@ -1,10 +1,14 @@
 // E2E: the built app in its real webview lists exactly the tools that
-// `skald tools --json` lists, and we keep a screenshot of it.
+// `skald tools --json` lists, and we keep a screenshot of it; its webview
+// gets only the IPC it uses; a running command's output reaches its card
+// while it runs.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { addMockProvider, newChat, send, startMockOpenAI, toolCallChunk } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -12,21 +16,39 @@ const cli = process.env.SKALD_CLI;
 const shots = process.env.SKALD_SCREENSHOTS;
 if (!app || !cli || !shots) throw new Error("set SKALD_APP, SKALD_CLI and SKALD_SCREENSHOTS");
 
+const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-tools-"));
+// Its own data dir (the app and the CLI read the same one): the live-output
+// test adds a provider that must not leak into other files.
+const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-tools-data-"));
+// Five lines, half a second apart: about 2 s in all.
+const command = "for i in 1 2 3 4 5; do echo line$i; sleep 0.5; done";
+
+let mock;
 let driver;
 let session;
 
 before(async () => {
-  driver = await startDriver({ name: "tools" });
+  mock = await startMockOpenAI([
+    [
+      toolCallChunk(0, { id: "call_cmd", name: "execute_cmd", args: JSON.stringify({ command }) }),
+      { finish_reason: "tool_calls" },
+    ],
+    ["Five lines.", { finish_reason: "stop" }],
+  ]);
+  driver = await startDriver({ name: "tools", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
 });
 
 after(async () => {
   await session?.quit();
   await driver?.stop();
+  mock?.close();
 });
 
 test("the Tools page lists exactly the catalogue of `skald tools --json`", async () => {
-  const all = JSON.parse(execFileSync(cli, ["tools", "--json"], { encoding: "utf8" }));
+  const all = JSON.parse(
+    execFileSync(cli, ["tools", "--json"], { encoding: "utf8", env: { ...process.env, SKALD_DATA_DIR: dataDir } }),
+  );
   const expected = [...all.builtIn, ...all.mcp].map((t) => t.name).sort();
 
   await session.execute("location.hash = '#/tools'");
@@ -74,4 +96,52 @@ test("the webview gets core IPC and our commands, and no plugin it does not use"
     const r = await tryInvoke(cmd, { options: {} });
     assert.match(r, /not allowed/, `${cmd}: ${r}`);
   }
+});
+
+test("execute_cmd's output reaches its card while the command runs, and the result is whole", async () => {
+  await addMockProvider(session, mock.baseUrl);
+  await newChat(session);
+  await send(session, "Print five lines, slowly.");
+
+  const card = ".tool-card[data-tool-call=call_cmd]";
+  await session.waitFor(
+    `const a = document.querySelector('[data-testid=approval][data-tool-call=call_cmd] [data-testid=approve]');
+     if (a) a.click();
+     return document.querySelector('${card} .tool-status')?.dataset.status === 'running'`,
+    { what: "the execute_cmd card running", timeoutMs: 20_000 },
+  );
+  // Early lines show on the card before the command has printed its last.
+  const early = await session.waitFor(
+    `const c = document.querySelector('${card}');
+     const live = c?.querySelector('[data-testid=live-output]')?.textContent ?? '';
+     return live.includes('line1') && !live.includes('line5') && c.querySelector('.tool-status').dataset.status === 'running' ? live : null`,
+    { what: "the first lines live on the card", timeoutMs: 10_000 },
+  );
+  const seenAt = Date.now();
+  assert.match(early, /^line1\n/);
+  mkdirSync(shots, { recursive: true });
+  writeFileSync(join(shots, "tool-live-output.png"), await session.screenshot());
+
+  await session.waitFor(`return document.querySelector('${card} .tool-status')?.dataset.status === 'done'`, {
+    what: "the execute_cmd card done",
+    timeoutMs: 20_000,
+  });
+  const doneAt = Date.now();
+  assert.ok(doneAt - seenAt >= 500, `the early lines came only ${doneAt - seenAt} ms before the end`);
+  // The final result is unchanged: the whole output and the exit code, on
+  // the card and in what the model reads.
+  const whole = "line1\nline2\nline3\nline4\nline5\n[exit code: 0]";
+  const shown = await session.execute(
+    `const c = document.querySelector('${card}'); return { result: c.querySelector('.tool-result')?.textContent, live: !!c.querySelector('[data-testid=live-output]') }`,
+  );
+  assert.match(shown.result, /line1\nline2\nline3\nline4\nline5/);
+  assert.equal(shown.live, false, "the live output gives way to the result");
+  await session.waitFor(
+    "return !document.querySelector('[data-testid=turn-running]') && Array.from(document.querySelectorAll('[data-role=assistant]')).some((m) => m.textContent.includes('Five lines.'))",
+    { what: "the answer after the command" },
+  );
+  assert.equal(mock.requests.length, 2);
+  const result = mock.requests[1].messages.find((m) => m.role === "tool");
+  assert.equal(result.tool_call_id, "call_cmd");
+  assert.equal(result.content, whole);
 });

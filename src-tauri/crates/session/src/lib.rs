@@ -34,8 +34,6 @@ pub mod services;
 mod sessions;
 mod subagent;
 pub mod tasks;
-#[cfg(feature = "test-support")]
-pub mod testing;
 mod turn;
 
 pub use activate::{ActivateTools, GroupLister, ToolGroup};

@@ -5,7 +5,7 @@
 //! activity under its call.
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 
 use crate::{command, skald, stderr, stdout};
 
@@ -113,7 +113,7 @@ fn chat_prints_a_sub_agents_activity_indented() {
         "prompt": "List the files.",
         "agent_id": "code-explorer",
     });
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call("call_task", "execute_task", &task.to_string()),
         sse_tool_call("call_ls", "list_files", "{}"),
         sse_text("Nothing here."),

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 use skald_store::{NewMessage, NewSession, NewToolCall, Role, Store, ToolCallStatus};
 
 use crate::{command, skald, stderr, stdout};
@@ -102,7 +102,7 @@ fn chat_approve_yes_and_no() {
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
     let run = |mode: &str, file: &str| {
-        let mock = MockOpenAi::start([
+        let mock = MockServer::start([
             sse_tool_call(
                 "call_w",
                 "write_file",
@@ -118,7 +118,7 @@ fn chat_approve_yes_and_no() {
             .env("OPENAI_API_KEY", "k")
             .output()
             .unwrap();
-        (out, mock.requests())
+        (out, mock.bodies())
     };
     let (out, _) = run("yes", "yes.txt");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

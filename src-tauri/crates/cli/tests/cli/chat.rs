@@ -5,11 +5,11 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 
 use crate::{command, skald, stderr, stdout};
 
-fn chat(data: &Path, mock: &MockOpenAi, args: &[&str]) -> Output {
+fn chat(data: &Path, mock: &MockServer, args: &[&str]) -> Output {
     command(data)
         .arg("chat")
         .args(args)
@@ -26,7 +26,7 @@ fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(work.join("hello.txt"), "hi there\n").unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call("call_r", "read_file", r#"{"path": "hello.txt"}"#),
         sse_text("It says hi there."),
     ])
@@ -51,7 +51,7 @@ fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
     let done = err.lines().find(|l| l.contains("✓ read_file")).unwrap();
     assert!(done.contains("(allowed"), "{done}");
 
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     assert_eq!(reqs[0]["model"], "test-model");
     assert_eq!(reqs[0]["messages"][0]["role"], "system");
@@ -100,7 +100,7 @@ fn chat_streams_the_answer_and_tool_events_then_continues_the_session() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Still hi.\n");
-    let msgs = mock.requests()[2]["messages"].as_array().unwrap().clone();
+    let msgs = mock.bodies()[2]["messages"].as_array().unwrap().clone();
     let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(
         roles,
@@ -148,7 +148,7 @@ fn reasoning_is_shown_indented_sent_back_and_the_turn_ends_with_its_usage() {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(work.join("hello.txt"), "hi there\n").unwrap();
     let mock =
-        MockOpenAi::start([sse_reasoning_tool_call(), sse_text("It says hi there.")]).unwrap();
+        MockServer::start([sse_reasoning_tool_call(), sse_text("It says hi there.")]).unwrap();
     let out = chat(
         &data,
         &mock,
@@ -181,7 +181,7 @@ fn reasoning_is_shown_indented_sent_back_and_the_turn_ends_with_its_usage() {
         "{err}"
     );
     // DeepSeek's rule: the reasoning of a tool-calling turn goes back with it.
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs[1]["messages"][2]["role"], "assistant");
     assert_eq!(
         reqs[1]["messages"][2]["reasoning_content"],
@@ -194,7 +194,7 @@ fn tool_errors_are_one_line_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("w");
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call("call_m", "read_file", r#"{"path": "missing.txt"}"#),
         sse_text("No such file."),
     ])
@@ -241,7 +241,7 @@ fn chat_without_a_provider_or_with_an_unknown_session_is_exit_2() {
         stderr(&out)
     );
 
-    let mock = MockOpenAi::start([]).unwrap();
+    let mock = MockServer::builder().start().unwrap();
     let out = chat(
         dir.path(),
         &mock,
@@ -253,7 +253,7 @@ fn chat_without_a_provider_or_with_an_unknown_session_is_exit_2() {
         "{}",
         stderr(&out)
     );
-    assert!(mock.requests().is_empty());
+    assert!(mock.bodies().is_empty());
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn signal_stops_the_turn_and_its_command(signal: &str) {
     let root = dir.path().canonicalize().unwrap();
     let work = root.join("w");
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([sse_tool_call(
+    let mock = MockServer::start([sse_tool_call(
         "call_s",
         "execute_cmd",
         r#"{"command": "echo $$ > pgid.txt; sleep 30"}"#,
@@ -339,7 +339,7 @@ fn signal_stops_the_turn_and_its_command(signal: &str) {
     );
     assert!(err.contains("cancelled"), "{err}");
     assert!(skald_tools::exec::live_group_members(pgid).is_empty());
-    assert_eq!(mock.requests().len(), 1, "no LLM round after the stop");
+    assert_eq!(mock.bodies().len(), 1, "no LLM round after the stop");
 }
 
 /// A running command's output is printed under its call as it comes (each
@@ -350,7 +350,7 @@ fn a_running_commands_output_is_printed_under_its_call() {
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_c",
             "execute_cmd",
@@ -396,7 +396,7 @@ fn a_running_commands_output_is_printed_under_its_call() {
     }
     assert!(printed.contains(&"  │ line1"), "{err}");
     // The model still reads the whole result.
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     let result = reqs[1]["messages"]
         .as_array()
         .unwrap()

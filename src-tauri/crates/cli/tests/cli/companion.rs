@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::json;
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 
 use crate::{command, program_command, skald, stderr, stdout};
 
@@ -19,7 +19,7 @@ fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_q",
             "ask_user_clarification",
@@ -90,7 +90,7 @@ fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
     let out = chat.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "Blue it is.\n");
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     let last = reqs[1]["messages"]
         .as_array()
@@ -117,7 +117,7 @@ fn skald_scratchpad_shows_sets_and_removes_entries() {
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([sse_text("ok"), sse_text("seen")]).unwrap();
+    let mock = MockServer::start([sse_text("ok"), sse_text("seen")]).unwrap();
     let chat = |prompt: &str, session: Option<&str>| {
         let mut c = command(&data);
         c.args(["chat", "--model", "test-model", "--workdir"])
@@ -151,7 +151,7 @@ fn skald_scratchpad_shows_sets_and_removes_entries() {
     // The next request of the session carries it.
     let out = chat("and now?", Some(&sid));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let block = mock.requests()[1]["messages"][1]["content"]
+    let block = mock.bodies()[1]["messages"][1]["content"]
         .as_str()
         .unwrap()
         .to_string();
@@ -235,7 +235,7 @@ fn on_a_terminal_the_question_is_asked_and_the_typed_answer_continues_the_turn()
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_t",
             "ask_user_clarification",
@@ -299,7 +299,7 @@ fn on_a_terminal_the_question_is_asked_and_the_typed_answer_continues_the_turn()
     drop(keys);
     assert!(status.success(), "{status:?}");
 
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     let last = reqs[1]["messages"]
         .as_array()

@@ -12,14 +12,14 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 use skald_session::notes;
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
 use skald_store::Store;
 use skald_tools::exec::{CGROUP_ENV, live_group_members, processes_running};
 
 use crate::{command, stderr};
 
-fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
+fn with_mock(data: &Path, mock: &MockServer) -> std::process::Command {
     let mut c = command(data);
     c.env("OPENAI_BASE_URL", mock.base_url())
         .env("OPENAI_API_KEY", "test-key")
@@ -167,7 +167,7 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
          ( setsid sh -c 'sleep {} &' & ); sleep 30",
         escaped[0], escaped[1]
     );
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_cmd",
             "execute_cmd",
@@ -333,7 +333,7 @@ async fn sigkill_during_execute_cmd_then_resume_never_reruns_it() {
         std::fs::read_to_string(work.join("runs.txt")).unwrap(),
         "ran\n"
     );
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     let last = reqs[1]["messages"]
         .as_array()
@@ -423,7 +423,7 @@ async fn resume_never_waits_forever_on_an_approval() {
     std::fs::create_dir_all(&work).unwrap();
     let outside = root.join("outside.txt");
     std::fs::write(&outside, "far away\n").unwrap();
-    let mock = MockOpenAi::start([sse_text("Hello."), sse_text("I could not read it.")]).unwrap();
+    let mock = MockServer::start([sse_text("Hello."), sse_text("I could not read it.")]).unwrap();
     // A session, then the state a crash mid-call leaves: a read of a file
     // outside the working directory (asked about by the catch-all rule).
     let out = with_mock(&data, &mock)

@@ -164,7 +164,7 @@ fn names(req: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn a_chat_activates_a_server_and_calls_its_tool() {
-    use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+    use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
@@ -188,7 +188,7 @@ fn a_chat_activates_a_server_and_calls_its_tool() {
         .status
         .success()
     );
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call("call_a", "activate_tools", r#"{"groups": ["t"]}"#),
         sse_tool_call("call_e", "mcp__t__echo", r#"{"text": "via chat"}"#),
         sse_text("Done."),
@@ -211,7 +211,7 @@ fn a_chat_activates_a_server_and_calls_its_tool() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Done.\n");
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 3);
     assert!(names(&reqs[0]).contains(&"activate_tools".to_string()));
     assert!(

@@ -1,14 +1,14 @@
 //! `skald models`: set up through the environment only, the endpoint's list
 //! is shown, a pick is remembered, and `skald chat` needs no `--model`.
 
-use skald_session::testing::{MOCK_MODELS, MockOpenAi, sse_text};
+use skald_llm_mock::{MOCK_MODELS, MockServer, sse_text};
 
 use crate::{command, skald, stderr, stdout};
 
 #[test]
 fn an_environment_endpoint_lists_its_models_and_a_pick_makes_chat_work() {
     let data = tempfile::tempdir().unwrap();
-    let mock = MockOpenAi::start([sse_text("Hello from the picked model.")]).unwrap();
+    let mock = MockServer::start([sse_text("Hello from the picked model.")]).unwrap();
     let with_env = |args: &[&str]| {
         command(data.path())
             .args(args)
@@ -39,7 +39,7 @@ fn an_environment_endpoint_lists_its_models_and_a_pick_makes_chat_work() {
     let out = with_env(&["chat", "hi"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("Hello from the picked model."));
-    let asked = mock.requests();
+    let asked = mock.bodies();
     assert_eq!(asked.last().unwrap()["model"], "mock-large");
 }
 

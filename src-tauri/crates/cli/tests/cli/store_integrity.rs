@@ -3,66 +3,30 @@
 //! used (read-only, locked, a directory) — each with its exit code and one
 //! line saying what is wrong.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
 
 use serde_json::Value;
-use skald_session::testing::{sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 
 use crate::{command, stderr, stdout};
 
-/// An OpenAI-compatible mock that answers from the request, not from a
-/// queue, so any number of processes can talk to it in any order: a tool
-/// result gets a closing text; a user message asking to read gets a
-/// `read_file` call with the fixed id `call_1` (every session wants the
-/// same id: the collision the ids must survive); anything else gets text.
+/// The mock answering from the request, not from a queue, so any number of
+/// processes can talk to it in any order: a tool result gets a closing text;
+/// a user message asking to read gets a `read_file` call with the fixed id
+/// `call_1` (every session wants the same id: the collision the ids must
+/// survive); anything else gets text.
 ///
 /// With a barrier of N, the first N requests are all answered at the same
 /// moment, once the N-th has arrived, so N processes race through storing
 /// their calls side by side instead of one after another.
-struct Responder {
-    base_url: String,
-    shared: Arc<Shared>,
-}
-
-struct Shared {
-    requests: Mutex<Vec<Value>>,
-    arrived: Condvar,
-    barrier: usize,
-}
-
-impl Responder {
-    fn start() -> Self {
-        Self::with_barrier(0)
-    }
-
-    fn with_barrier(barrier: usize) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let shared = Arc::new(Shared {
-            requests: Mutex::new(Vec::new()),
-            arrived: Condvar::new(),
-            barrier,
-        });
-        let s = shared.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let s = s.clone();
-                std::thread::spawn(move || {
-                    let _ = serve(stream, &s);
-                });
-            }
-        });
-        Self { base_url, shared }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.shared.requests.lock().unwrap().clone()
-    }
+fn responder(barrier: usize) -> MockServer {
+    MockServer::builder()
+        .respond_with(|r| reply_to(&r.body).into())
+        .hold_until(barrier)
+        .start()
+        .unwrap()
 }
 
 fn reply_to(request: &Value) -> String {
@@ -81,59 +45,14 @@ fn reply_to(request: &Value) -> String {
     }
 }
 
-fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut length = 0usize;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = l.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body)?;
-    let request: Value = serde_json::from_slice(&body).unwrap_or_default();
-    let sse = reply_to(&request);
-    let mut seen = shared.requests.lock().unwrap();
-    seen.push(request);
-    if seen.len() <= shared.barrier {
-        shared.arrived.notify_all();
-        // Bounded: a process that never asks must not hang the test.
-        let (guard, _) = shared
-            .arrived
-            .wait_timeout_while(seen, Duration::from_secs(60), |s| s.len() < shared.barrier)
-            .unwrap();
-        seen = guard;
-    }
-    drop(seen);
-    let mut out = stream;
-    write!(
-        out,
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{sse}",
-        sse.len()
-    )?;
-    out.flush()
-}
-
-fn chat_command(data: &Path, mock: &Responder, work: &Path, args: &[&str]) -> Command {
+fn chat_command(data: &Path, mock: &MockServer, work: &Path, args: &[&str]) -> Command {
     let mut c = command(data);
     c.arg("chat")
         .args(["--model", "m", "--approve", "yes"])
         .arg("--workdir")
         .arg(work)
         .args(args)
-        .env("OPENAI_BASE_URL", &mock.base_url)
+        .env("OPENAI_BASE_URL", mock.base_url())
         .env("OPENAI_API_KEY", "test-key");
     c
 }
@@ -173,7 +92,7 @@ fn twenty_turns_at_once_on_one_data_dir_all_complete() {
     let (data, work) = (dir.path().join("data"), dir.path().join("work"));
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(work.join("hello.txt"), "hi\n").unwrap();
-    let mock = Responder::with_barrier(20);
+    let mock = responder(20);
     let children: Vec<_> = (0..20)
         .map(|_| {
             chat_command(&data, &mock, &work, &["read hello.txt"])
@@ -208,7 +127,7 @@ fn twenty_turns_at_once_on_one_data_dir_all_complete() {
         );
         store.close().await;
     });
-    for r in mock.requests() {
+    for r in mock.bodies() {
         assert_calls_answered(&r);
     }
 
@@ -291,7 +210,7 @@ fn a_disk_full_mid_turn_says_so_and_the_session_works_again() {
     let line = "y".repeat(1000);
     let big: String = (0..2000).map(|i| format!("{i} {line}\n")).collect();
     std::fs::write(work.join("hello.txt"), big).unwrap();
-    let mock = Responder::start();
+    let mock = responder(0);
 
     let first = chat_command(&data, &mock, &work, &["hi"]).output().unwrap();
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
@@ -318,7 +237,7 @@ fn a_disk_full_mid_turn_says_so_and_the_session_works_again() {
         .unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(stdout(&again), "hello\n");
-    let last_request = mock.requests().last().cloned().unwrap();
+    let last_request = mock.bodies().last().cloned().unwrap();
     assert_calls_answered(&last_request);
     let said: Vec<&str> = last_request["messages"]
         .as_array()

@@ -8,11 +8,11 @@ use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{Match, MockServer, sse_text, sse_tool_call};
 
 use crate::{command, stderr, stdout};
 
-pub(crate) fn with_mock(data: &Path, mock: &MockOpenAi) -> std::process::Command {
+pub(crate) fn with_mock(data: &Path, mock: &MockServer) -> std::process::Command {
     let mut c = command(data);
     c.env("OPENAI_BASE_URL", mock.base_url())
         .env("OPENAI_API_KEY", "test-key")
@@ -29,10 +29,10 @@ pub(crate) fn start_task(prompt: &str) -> String {
     )
 }
 
-/// The worker's first request carries its prompt as a user message (the
-/// parent's carry it only inside the call's arguments).
-pub(crate) fn worker(prompt: &str) -> String {
-    format!("\"content\":\"{prompt}\"")
+/// The worker's requests carry its prompt as a user message (the parent's
+/// carry it only inside the call's arguments).
+pub(crate) fn worker(prompt: &str) -> Match {
+    Match::user_contains(prompt)
 }
 
 #[test]
@@ -40,13 +40,13 @@ fn skald_chat_waits_for_its_async_task_and_shows_the_resumed_turn() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let work = dir.path().canonicalize().unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         start_task("Count the files in src."),
         sse_text("Started it."),
         sse_text("The task found 42 files."),
     ])
     .unwrap();
-    mock.push_for(&worker("Count the files in src."), sse_text("42 files."));
+    mock.push_for(worker("Count the files in src."), sse_text("42 files."));
     let out = with_mock(&data, &mock)
         .args([
             "chat",

@@ -10,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 use skald_store::{Role, Store, ToolCallRow, ToolCallStatus};
 use skald_tools::exec::processes_running;
 
@@ -62,7 +62,7 @@ impl Crash {
     }
 
     /// `skald ARGS` in the background, its output dropped.
-    fn spawn(&self, mock: &MockOpenAi, args: &[&str]) -> Child {
+    fn spawn(&self, mock: &MockServer, args: &[&str]) -> Child {
         with_mock(&self.data, mock)
             .args(args)
             .current_dir(&self.work)
@@ -91,7 +91,7 @@ impl Crash {
 
     /// `skald resume` twice: the first reports the one interrupted run, the
     /// second finds nothing more.
-    fn resume_reports_one_interrupted_run(&self, mock: &MockOpenAi) {
+    fn resume_reports_one_interrupted_run(&self, mock: &MockServer) {
         let out = with_mock(&self.data, mock)
             .args(["resume", "--approve", "yes", "--model", "mock-small"])
             .output()
@@ -115,7 +115,7 @@ impl Crash {
     }
 
     /// Schedules cron job 1 through `skald chat` (its runs ask `mock-small`).
-    fn schedule_cron_job(&self, mock: &MockOpenAi, prompt: &str) {
+    fn schedule_cron_job(&self, mock: &MockServer, prompt: &str) {
         mock.push(sse_tool_call(
             "c1",
             "execute_task",
@@ -151,7 +151,7 @@ async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 /// the conversation it reported to.
 async fn reported_once(
     store: &Store,
-    mock: &MockOpenAi,
+    mock: &MockServer,
     prompt: &str,
     answer: &str,
 ) -> (Vec<ToolCallRow>, String) {
@@ -190,7 +190,7 @@ async fn reported_once(
     let worker_requests = mock
         .requests()
         .iter()
-        .filter(|r| r.to_string().contains(&worker(prompt)))
+        .filter(|r| worker(prompt).matches(&r.body))
         .count();
     assert_eq!(worker_requests, 1, "the worker's model was asked once");
     (bg_calls, target)
@@ -199,8 +199,8 @@ async fn reported_once(
 #[tokio::test]
 async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() {
     let c = Crash::new(3300);
-    let mock = MockOpenAi::start([start_task("Run the backup."), sse_text("Started.")]).unwrap();
-    mock.push_for(&worker("Run the backup."), c.side_effect_call());
+    let mock = MockServer::start([start_task("Run the backup."), sse_text("Started.")]).unwrap();
+    mock.push_for(worker("Run the backup."), c.side_effect_call());
     let child = c.spawn(
         &mock,
         &[
@@ -264,9 +264,9 @@ async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() 
 #[tokio::test]
 async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps_the_schedule() {
     let c = Crash::new(3301);
-    let mock = MockOpenAi::start([]).unwrap();
+    let mock = MockServer::start([]).unwrap();
     c.schedule_cron_job(&mock, "Check the disks.");
-    mock.push_for(&worker("Check the disks."), c.side_effect_call());
+    mock.push_for(worker("Check the disks."), c.side_effect_call());
     let child = c.spawn(&mock, &["cron", "run", "1", "--approve", "yes"]);
     c.kill_mid_command(child).await;
     let store = Store::open(&c.data).await.unwrap();
@@ -290,7 +290,7 @@ async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps
     // The job itself is untouched: still scheduled, and it runs again.
     let job = store.jobs().get(1).await.unwrap().unwrap();
     assert!(job.enabled && job.next_run_at.is_some(), "{job:?}");
-    mock.push_for(&worker("Check the disks."), sse_text("Disks fine."));
+    mock.push_for(worker("Check the disks."), sse_text("Disks fine."));
     mock.push(sse_text("Disks fine tonight."));
     let out = with_mock(&c.data, &mock)
         .args(["cron", "run", "1"])
@@ -305,9 +305,9 @@ async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps
 #[tokio::test]
 async fn sigkill_while_a_cron_runs_call_waits_for_approval_ends_it_and_empties_the_inbox() {
     let c = Crash::new(3302);
-    let mock = MockOpenAi::start([]).unwrap();
+    let mock = MockServer::start([]).unwrap();
     c.schedule_cron_job(&mock, "Clean the cache.");
-    mock.push_for(&worker("Clean the cache."), c.side_effect_call());
+    mock.push_for(worker("Clean the cache."), c.side_effect_call());
     // No --approve: the command waits in the Inbox, as in the app.
     let child = c.spawn(&mock, &["cron", "run", "1"]);
     let store = Store::open(&c.data).await.unwrap();

@@ -1,13 +1,15 @@
 //! Anthropic Messages against the mock server.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use skald_llm::{
     Anthropic, LlmError, LlmProvider, ReasoningPart, ResponseAccumulator, StopReason, StreamEvent,
     ToolCall, Usage,
 };
 
-use crate::mock_server::{MockServer, Reply, collect, sse_event};
+use crate::collect;
 use crate::{fast_retries, fixed_request, simple_request};
+use skald_llm_mock::anthropic::{block_delta, block_start, block_stop, message_end, sse_event};
+use skald_llm_mock::{MockServer, Reply};
 
 fn message_start() -> String {
     sse_event(
@@ -20,36 +22,6 @@ fn message_start() -> String {
                       "cache_read_input_tokens": 100, "output_tokens": 2}
         }}),
     )
-}
-
-fn block_start(index: usize, block: Value) -> String {
-    sse_event(
-        "content_block_start",
-        &json!({"type": "content_block_start", "index": index, "content_block": block}),
-    )
-}
-
-fn block_delta(index: usize, delta: Value) -> String {
-    sse_event(
-        "content_block_delta",
-        &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-    )
-}
-
-fn block_stop(index: usize) -> String {
-    sse_event(
-        "content_block_stop",
-        &json!({"type": "content_block_stop", "index": index}),
-    )
-}
-
-fn message_end(stop_reason: &str, output_tokens: u64) -> String {
-    sse_event(
-        "message_delta",
-        &json!({"type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                "usage": {"output_tokens": output_tokens}}),
-    ) + &sse_event("message_stop", &json!({"type": "message_stop"}))
 }
 
 /// thinking → text → tool_use (input streamed as input_json_delta) → a parameterless tool_use.
@@ -100,14 +72,14 @@ fn thinking_text_tool_stream() -> String {
 }
 
 fn client(server: &MockServer) -> Anthropic {
-    Anthropic::new(&server.url, "sk-ant-test")
+    Anthropic::new(server.url(), "sk-ant-test")
         .unwrap()
         .with_retry_policy(fast_retries(0))
 }
 
 #[tokio::test]
 async fn thinking_text_and_tool_use_with_input_json_deltas() {
-    let server = MockServer::start([Reply::sse(thinking_text_tool_stream()).piece(23)]).await;
+    let server = MockServer::raw([Reply::sse(thinking_text_tool_stream()).piece(23)]).unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("weather?"))).await;
     assert_eq!(err, None);
     assert_eq!(
@@ -177,7 +149,7 @@ async fn overloaded_error_event_is_retriable() {
             "error",
             &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         );
-    let server = MockServer::start([Reply::sse(body)]).await;
+    let server = MockServer::raw([Reply::sse(body)]).unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert!(events.is_empty());
     let err = err.unwrap();
@@ -202,7 +174,7 @@ async fn overloaded_before_any_event_is_retried() {
         + &block_delta(0, json!({"type": "text_delta", "text": "Hi!"}))
         + &block_stop(0)
         + &message_end("end_turn", 3);
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::sse(overloaded),
         Reply::error(
             529,
@@ -210,7 +182,7 @@ async fn overloaded_before_any_event_is_retried() {
         ),
         Reply::sse(ok),
     ])
-    .await;
+    .unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(3));
     let (events, err) = collect(provider.stream(&simple_request("hi"))).await;
     assert_eq!(err, None);
@@ -235,11 +207,11 @@ async fn overloaded_before_any_event_is_retried() {
 
 #[tokio::test]
 async fn invalid_request_is_final() {
-    let server = MockServer::start([Reply::error(
+    let server = MockServer::raw([Reply::error(
         400,
         json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}),
     )])
-    .await;
+    .unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(3));
     let (_, err) = collect(provider.stream(&simple_request("hi"))).await;
     let err = err.unwrap();
@@ -251,7 +223,7 @@ async fn invalid_request_is_final() {
 #[tokio::test]
 async fn request_body_snapshot() {
     let ok = message_start() + &message_end("end_turn", 1);
-    let server = MockServer::start([Reply::sse(ok)]).await;
+    let server = MockServer::raw([Reply::sse(ok)]).unwrap();
     let provider = client(&server).with_version("2023-06-01");
     let (_, err) = collect(provider.stream(&fixed_request())).await;
     assert_eq!(err, None);

@@ -7,7 +7,7 @@ use skald_llm::{
     FakeProvider, LlmError, LlmProvider, ScriptedTurn, StopReason, StreamEvent, complete,
 };
 
-use crate::mock_server::collect;
+use crate::collect;
 use crate::simple_request;
 
 #[tokio::test]

@@ -1,11 +1,10 @@
-//! Integration tests for skald-llm: every client against a local mock HTTP server that
-//! replays realistic streams and records each request; the fake provider.
+//! Integration tests for skald-llm: every client against the scripted mock server
+//! (`skald-llm-mock`) replaying realistic streams and recording each request; the fake provider.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anthropic;
 mod fake;
-mod mock_server;
 mod models;
 mod ollama;
 mod openai;
@@ -56,6 +55,22 @@ pub fn simple_request(text: &str) -> ChatRequest {
         tools: vec![read_file_tool()],
         ..ChatRequest::default()
     }
+}
+
+/// Drains a provider stream: the events before the first error, and that error.
+pub async fn collect(
+    stream: skald_llm::EventStream<'_>,
+) -> (Vec<skald_llm::StreamEvent>, Option<skald_llm::LlmError>) {
+    use futures_util::StreamExt;
+    let mut stream = stream;
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(e) => events.push(e),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
 }
 
 /// Fast retries for tests.

@@ -3,7 +3,7 @@
 use serde_json::json;
 use skald_llm::{LlmError, ModelApi, list_models};
 
-use crate::mock_server::{MockServer, Reply};
+use skald_llm_mock::{MockServer, Reply};
 
 fn json_reply(body: serde_json::Value) -> Reply {
     Reply::stream("application/json", body.to_string())
@@ -12,7 +12,7 @@ fn json_reply(body: serde_json::Value) -> Reply {
 #[tokio::test]
 async fn openai_compatible_lists_data_ids_with_the_bearer_key() {
     // The shape of OpenAI's `GET /v1/models` (also OpenRouter's, vLLM's, llama.cpp's).
-    let server = MockServer::start([json_reply(json!({
+    let server = MockServer::raw([json_reply(json!({
         "object": "list",
         "data": [
             {"id": "gpt-4o-mini", "object": "model", "created": 1721172741, "owned_by": "system"},
@@ -20,8 +20,8 @@ async fn openai_compatible_lists_data_ids_with_the_bearer_key() {
             {"id": "gpt-4o-mini", "object": "model", "created": 1721172741, "owned_by": "system"}
         ]
     }))])
-    .await;
-    let base = format!("{}/v1", server.url);
+    .unwrap();
+    let base = format!("{}/v1", server.url());
     let models = list_models(ModelApi::OpenAi, &base, Some("sk-test"))
         .await
         .unwrap();
@@ -36,7 +36,7 @@ async fn openai_compatible_lists_data_ids_with_the_bearer_key() {
 
 #[tokio::test]
 async fn anthropic_lists_with_its_key_and_version_headers() {
-    let server = MockServer::start([json_reply(json!({
+    let server = MockServer::raw([json_reply(json!({
         "data": [
             {"type": "model", "id": "claude-sonnet-4-20250514", "display_name": "Claude Sonnet 4", "created_at": "2025-05-22T00:00:00Z"},
             {"type": "model", "id": "claude-3-5-haiku-20241022", "display_name": "Claude Haiku 3.5", "created_at": "2024-10-22T00:00:00Z"}
@@ -45,8 +45,8 @@ async fn anthropic_lists_with_its_key_and_version_headers() {
         "first_id": "claude-sonnet-4-20250514",
         "last_id": "claude-3-5-haiku-20241022"
     }))])
-    .await;
-    let models = list_models(ModelApi::Anthropic, &server.url, Some("sk-ant"))
+    .unwrap();
+    let models = list_models(ModelApi::Anthropic, server.url(), Some("sk-ant"))
         .await
         .unwrap();
     assert_eq!(
@@ -61,14 +61,14 @@ async fn anthropic_lists_with_its_key_and_version_headers() {
 
 #[tokio::test]
 async fn ollama_lists_pulled_model_names() {
-    let server = MockServer::start([json_reply(json!({
+    let server = MockServer::raw([json_reply(json!({
         "models": [
             {"name": "llama3.2:latest", "model": "llama3.2:latest", "size": 2019393189, "digest": "a80c4f17acd5"},
             {"name": "qwen3:8b", "model": "qwen3:8b", "size": 5225388164u64, "digest": "500a1f067a9f"}
         ]
     }))])
-    .await;
-    let models = list_models(ModelApi::Ollama, &server.url, None)
+    .unwrap();
+    let models = list_models(ModelApi::Ollama, server.url(), None)
         .await
         .unwrap();
     assert_eq!(models, ["llama3.2:latest", "qwen3:8b"]);
@@ -77,13 +77,13 @@ async fn ollama_lists_pulled_model_names() {
 
 #[tokio::test]
 async fn a_refused_key_a_wrong_url_and_nothing_listening_say_so() {
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::error(401, json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})),
         // A web page where the API should be: the base URL is wrong.
         Reply::stream("application/json", r#"{"ok":true}"#),
     ])
-    .await;
-    let base = format!("{}/v1", server.url);
+    .unwrap();
+    let base = format!("{}/v1", server.url());
     let e = list_models(ModelApi::OpenAi, &base, Some("bad"))
         .await
         .unwrap_err();

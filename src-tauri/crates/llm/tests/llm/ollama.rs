@@ -6,8 +6,9 @@ use skald_llm::{
     ollama_models,
 };
 
-use crate::mock_server::{End, MockServer, Reply, collect};
+use crate::collect;
 use crate::{fast_retries, fixed_request, simple_request};
+use skald_llm_mock::{End, MockServer, Reply};
 
 fn line(v: serde_json::Value) -> String {
     format!("{v}\n")
@@ -42,14 +43,14 @@ fn tool_call_stream() -> String {
 }
 
 fn client(server: &MockServer) -> Ollama {
-    Ollama::new(&server.url)
+    Ollama::new(server.url())
         .unwrap()
         .with_retry_policy(fast_retries(0))
 }
 
 #[tokio::test]
 async fn ndjson_with_tool_calls_thinking_and_usage() {
-    let server = MockServer::start([Reply::ndjson(tool_call_stream()).piece(13)]).await;
+    let server = MockServer::raw([Reply::ndjson(tool_call_stream()).piece(13)]).unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("read a and b"))).await;
     assert_eq!(err, None);
     assert_eq!(
@@ -99,7 +100,7 @@ async fn synthetic_ids_are_unique_across_responses() {
                 json!({"message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop"}),
             )
     };
-    let server = MockServer::start([Reply::ndjson(one()), Reply::ndjson(one())]).await;
+    let server = MockServer::raw([Reply::ndjson(one()), Reply::ndjson(one())]).unwrap();
     let provider = client(&server);
     let req = simple_request("x");
     let mut ids = Vec::new();
@@ -115,7 +116,7 @@ async fn synthetic_ids_are_unique_across_responses() {
 
 #[tokio::test]
 async fn error_line_and_missing_done_are_errors() {
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::error(
             404,
             json!({"error": "model \"nope\" not found, try pulling it first"}),
@@ -125,7 +126,7 @@ async fn error_line_and_missing_done_are_errors() {
         ))
         .end(End::Complete),
     ])
-    .await;
+    .unwrap();
     let provider = client(&server);
     let (_, err) = collect(provider.stream(&simple_request("x"))).await;
     let err = err.unwrap();
@@ -141,12 +142,12 @@ async fn error_line_and_missing_done_are_errors() {
 
 #[tokio::test]
 async fn detects_a_server_answering_api_tags() {
-    let server = MockServer::start([Reply::stream(
+    let server = MockServer::raw([Reply::stream(
         "application/json",
         json!({"models": []}).to_string(),
     )])
-    .await;
-    assert!(detect_ollama(&server.url).await);
+    .unwrap();
+    assert!(detect_ollama(server.url()).await);
     let rec = &server.requests()[0];
     assert_eq!(
         (rec.method.as_str(), rec.path.as_str()),
@@ -162,20 +163,20 @@ async fn detects_a_server_answering_api_tags() {
 
 #[tokio::test]
 async fn lists_the_models_a_server_has_pulled() {
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::stream(
             "application/json",
             json!({"models": [{"name": "qwen3:8b", "size": 1}, {"name": "llama3.2"}]}).to_string(),
         ),
         Reply::stream("application/json", "not json".to_string()),
     ])
-    .await;
+    .unwrap();
     assert_eq!(
-        ollama_models(&server.url).await,
+        ollama_models(server.url()).await,
         Some(vec!["qwen3:8b".to_string(), "llama3.2".to_string()])
     );
     // Answering with something unreadable: a server, but no models known.
-    assert_eq!(ollama_models(&server.url).await, Some(vec![]));
+    assert_eq!(ollama_models(server.url()).await, Some(vec![]));
 }
 
 #[tokio::test]
@@ -183,7 +184,7 @@ async fn request_body_snapshot() {
     let done = line(
         json!({"message": {"role": "assistant", "content": "ok"}, "done": true, "done_reason": "stop"}),
     );
-    let server = MockServer::start([Reply::ndjson(done)]).await;
+    let server = MockServer::raw([Reply::ndjson(done)]).unwrap();
     let (_, err) = collect(client(&server).stream(&fixed_request())).await;
     assert_eq!(err, None);
     let body = &server.requests()[0].body;

@@ -9,8 +9,10 @@ use skald_llm::{
     StreamEvent, ToolCall, Usage,
 };
 
-use crate::mock_server::{End, MockServer, Reply, collect, sse_data};
+use crate::collect;
 use crate::{fast_retries, fixed_request, simple_request};
+use skald_llm_mock::openai::sse_data;
+use skald_llm_mock::{End, MockServer, Reply};
 
 fn chunk(delta: Value, finish_reason: Option<&str>) -> String {
     sse_data(&json!({
@@ -90,14 +92,14 @@ fn text_stream(words: &[&str]) -> String {
 }
 
 fn client(server: &MockServer) -> OpenAiCompatible {
-    OpenAiCompatible::new(format!("{}/v1", server.url), Some("sk-test".into()))
+    OpenAiCompatible::new(format!("{}/v1", server.url()), Some("sk-test".into()))
         .unwrap()
         .with_retry_policy(fast_retries(3))
 }
 
 #[tokio::test]
 async fn tool_call_arguments_split_across_many_chunks_and_several_calls() {
-    let server = MockServer::start([Reply::sse(two_tool_calls_stream()).piece(11)]).await;
+    let server = MockServer::raw([Reply::sse(two_tool_calls_stream()).piece(11)]).unwrap();
     let provider = client(&server)
         .with_name("openrouter")
         .with_header("HTTP-Referer", "https://skald.example")
@@ -167,7 +169,7 @@ async fn reasoning_deltas_from_either_field() {
     body += &chunk(json!({"content": "Answer"}), None);
     body += &chunk(json!({}), Some("length"));
     body += "data: [DONE]\n\n";
-    let server = MockServer::start([Reply::sse(body)]).await;
+    let server = MockServer::raw([Reply::sse(body)]).unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("q"))).await;
     assert_eq!(err, None);
     assert_eq!(
@@ -194,7 +196,7 @@ async fn reasoning_deltas_from_either_field() {
 
 #[tokio::test]
 async fn rate_limited_then_success_retries_honouring_retry_after() {
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::error(
             429,
             json!({"error": {"message": "Rate limit reached for gpt-4.1", "type": "requests", "code": "rate_limit_exceeded"}}),
@@ -202,7 +204,7 @@ async fn rate_limited_then_success_retries_honouring_retry_after() {
         .header("retry-after-ms", "60"),
         Reply::sse(text_stream(&["Hello", " there"])),
     ])
-    .await;
+    .unwrap();
     let started = Instant::now();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert_eq!(err, None);
@@ -220,11 +222,11 @@ async fn rate_limited_then_success_retries_honouring_retry_after() {
 
 #[tokio::test]
 async fn unauthorized_is_final_with_a_clear_message() {
-    let server = MockServer::start([Reply::error(
+    let server = MockServer::raw([Reply::error(
         401,
         json!({"error": {"message": "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}),
     )])
-    .await;
+    .unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert!(events.is_empty());
     let err = err.unwrap();
@@ -244,7 +246,7 @@ async fn server_error_exhausts_retries() {
             json!({"error": {"message": "The server is overloaded"}}),
         )
     };
-    let server = MockServer::start([overloaded(), overloaded(), overloaded(), overloaded()]).await;
+    let server = MockServer::raw([overloaded(), overloaded(), overloaded(), overloaded()]).unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(2));
     let (_, err) = collect(provider.stream(&simple_request("hi"))).await;
     let err = err.unwrap();
@@ -262,11 +264,11 @@ async fn stream_cut_mid_way_surfaces_a_retriable_error_without_retrying() {
         "function": {"name": "read_file", "arguments": "{\"pa"}}]}),
         None,
     );
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::sse(body).end(End::Cut),
         Reply::sse(text_stream(&["never"])),
     ])
-    .await;
+    .unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert_eq!(
         events.first(),
@@ -290,7 +292,7 @@ async fn stream_cut_mid_way_surfaces_a_retriable_error_without_retrying() {
 async fn closed_without_done_marker_is_broken_when_nothing_finished() {
     // A close-delimited body that simply stops: no finish_reason, no [DONE].
     let body = chunk(json!({"content": "partial"}), None);
-    let server = MockServer::start([Reply::sse(body)]).await;
+    let server = MockServer::raw([Reply::sse(body)]).unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(0));
     let (events, err) = collect(provider.stream(&simple_request("hi"))).await;
     assert_eq!(events, vec![StreamEvent::TextDelta("partial".into())]);
@@ -302,11 +304,11 @@ async fn closed_without_done_marker_is_broken_when_nothing_finished() {
 
 #[tokio::test]
 async fn stream_cut_before_any_event_is_retried() {
-    let server = MockServer::start([
+    let server = MockServer::raw([
         Reply::sse(": keep-alive\n\n").end(End::Cut),
         Reply::sse(text_stream(&["ok"])),
     ])
-    .await;
+    .unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert_eq!(err, None);
     assert_eq!(events.first(), Some(&StreamEvent::TextDelta("ok".into())));
@@ -331,7 +333,7 @@ async fn connection_refused_is_a_retriable_network_error() {
 #[tokio::test]
 async fn dropping_the_stream_closes_the_connection() {
     let body = chunk(json!({"content": "first"}), None);
-    let server = MockServer::start([Reply::sse(body).end(End::Hang)]).await;
+    let server = MockServer::raw([Reply::sse(body).end(End::Hang)]).unwrap();
     let provider = client(&server);
     let req = simple_request("hi");
     let mut stream = provider.stream(&req);
@@ -359,7 +361,7 @@ async fn https_without_tls_feature_is_a_config_error() {
 
 #[tokio::test]
 async fn request_body_snapshot() {
-    let server = MockServer::start([Reply::sse(text_stream(&["ok"]))]).await;
+    let server = MockServer::raw([Reply::sse(text_stream(&["ok"]))]).unwrap();
     let (_, err) = collect(client(&server).stream(&fixed_request())).await;
     assert_eq!(err, None);
     let body = &server.requests()[0].body;

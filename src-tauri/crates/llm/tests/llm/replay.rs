@@ -8,8 +8,11 @@ use skald_llm::{
     ReasoningEffort, ReasoningPart, ResponseAccumulator, StopReason, ToolCall,
 };
 
-use crate::mock_server::{MockServer, Reply, collect, sse_data, sse_event};
+use crate::collect;
 use crate::{fast_retries, read_file_tool};
+use skald_llm_mock::anthropic::sse_event;
+use skald_llm_mock::openai::sse_data;
+use skald_llm_mock::{MockServer, Reply};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -27,17 +30,17 @@ impl Kind {
     fn client(self, server: &MockServer) -> Box<dyn LlmProvider> {
         match self {
             Kind::OpenAi => Box::new(
-                OpenAiCompatible::new(format!("{}/v1", server.url), Some("sk-test".into()))
+                OpenAiCompatible::new(format!("{}/v1", server.url()), Some("sk-test".into()))
                     .unwrap()
                     .with_retry_policy(fast_retries(0)),
             ),
             Kind::Anthropic => Box::new(
-                Anthropic::new(&server.url, "sk-ant-test")
+                Anthropic::new(server.url(), "sk-ant-test")
                     .unwrap()
                     .with_retry_policy(fast_retries(0)),
             ),
             Kind::Ollama => Box::new(
-                Ollama::new(&server.url)
+                Ollama::new(server.url())
                     .unwrap()
                     .with_retry_policy(fast_retries(0)),
             ),
@@ -80,7 +83,7 @@ const QUESTION: &str = "What's the weather? Use the tools.";
 async fn replay(kind: Kind, name: &str, piece: Option<usize>) -> (AssistantResponse, Value) {
     let body = fixture(name);
     let first = kind.reply(body.clone()).piece(piece.unwrap_or(body.len()));
-    let server = MockServer::start([first, kind.reply(kind.final_answer())]).await;
+    let server = MockServer::raw([first, kind.reply(kind.final_answer())]).unwrap();
     let client = kind.client(&server);
     let mut req = ChatRequest {
         model: "test-model".into(),
@@ -346,7 +349,7 @@ async fn reasoning_goes_back_only_where_its_provider_documents_it() {
         ..ChatRequest::default()
     };
     for kind in [Kind::OpenAi, Kind::Anthropic, Kind::Ollama] {
-        let server = MockServer::start([kind.reply(kind.final_answer())]).await;
+        let server = MockServer::raw([kind.reply(kind.final_answer())]).unwrap();
         let (_, err) = collect(kind.client(&server).stream(&req)).await;
         assert_eq!(err, None);
         let msg = server.requests()[0].body["messages"][1].clone();
@@ -369,10 +372,10 @@ async fn reasoning_goes_back_only_where_its_provider_documents_it() {
 
 /// The first request's body of `client` for `req`.
 async fn body_for(kind: Kind, req: &ChatRequest, name: Option<&str>) -> Value {
-    let server = MockServer::start([kind.reply(kind.final_answer())]).await;
+    let server = MockServer::raw([kind.reply(kind.final_answer())]).unwrap();
     let client: Box<dyn LlmProvider> = match name {
         Some(n) => Box::new(
-            OpenAiCompatible::new(format!("{}/v1", server.url), None)
+            OpenAiCompatible::new(format!("{}/v1", server.url()), None)
                 .unwrap()
                 .with_name(n)
                 .with_retry_policy(fast_retries(0)),

@@ -7,12 +7,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
 use skald_store::Store;
 
 use crate::common::{shape, tool_shape};
 
-fn harness(data: &Path, work: &Path, mock: &MockOpenAi) -> Command {
+fn harness(data: &Path, work: &Path, mock: &MockServer) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_session-harness"));
     c.arg("--data-dir")
         .arg(data)
@@ -36,7 +36,7 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
     std::fs::create_dir_all(&work).unwrap();
     let probe = work.join("probe.txt");
     std::fs::write(&probe, "probe content").unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_probe",
             "slow_probe",
@@ -123,7 +123,7 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
     );
     // Started once before the kill, re-run once from intent after it.
     assert_eq!(std::fs::read_to_string(&runs).unwrap(), "start\nstart\n");
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     let last = reqs[1]["messages"]
         .as_array()
@@ -142,7 +142,7 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
         store.history().list_for_session(&sid).await.unwrap().len(),
         4
     );
-    assert_eq!(mock.requests().len(), 2);
+    assert_eq!(mock.bodies().len(), 2);
     store.close().await;
 }
 
@@ -165,7 +165,7 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
         "prompt": "Run the side effect, then read the probe.",
         "agent_id": "software-engineer",
     });
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         // main delegates
         sse_tool_call("call_task", "execute_task", &task.to_string()),
         // the sub-agent: a side effect, then the slow probe
@@ -258,7 +258,7 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
     assert_eq!(std::fs::read_to_string(&runs).unwrap(), "start\nstart\n");
     // The sub-agent's request after the restart: its own prompt and its own
     // history, with the re-run probe's result last.
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 5);
     let sub = &reqs[3];
     let system = sub["messages"][0]["content"].as_str().unwrap();
@@ -289,7 +289,7 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
     // Nothing left to resume.
     let out = harness(&data, &work, &mock).arg("resume").output().unwrap();
     assert!(out.status.success());
-    assert_eq!(mock.requests().len(), 5);
+    assert_eq!(mock.bodies().len(), 5);
     store.close().await;
 }
 
@@ -302,7 +302,7 @@ async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_
     let root = dir.path().canonicalize().unwrap();
     let (data, work) = (root.join("data"), root.join("work"));
     std::fs::create_dir_all(&work).unwrap();
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "call_q",
             "ask_user_clarification",
@@ -354,7 +354,7 @@ async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_
         restarted.try_wait().unwrap().is_none(),
         "resume must wait for the answer"
     );
-    assert_eq!(mock.requests().len(), 1);
+    assert_eq!(mock.bodies().len(), 1);
     // Answered from another process, as the app's Inbox does.
     assert!(
         store
@@ -375,7 +375,7 @@ async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert!(status.success());
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 2);
     let last = reqs[1]["messages"]
         .as_array()

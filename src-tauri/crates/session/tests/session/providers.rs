@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use skald_llm::{ProviderConfig, ReasoningEffort};
+use skald_llm_mock::{MockServer, Reply};
 use skald_session::{DefaultProviderResolver, ProviderResolver, SessionError};
 use skald_store::{NewModel, NewProvider, ProviderKind, Store};
 
@@ -155,29 +156,20 @@ async fn db_providers_and_the_default_model_win() {
 
 /// A local server answering every request with `body` as JSON (an Ollama's
 /// `/api/tags` as far as the resolver is concerned).
-async fn tags_server(body: &'static str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let mut buf = [0u8; 4096];
-            let _ = socket.read(&mut buf).await;
-            let reply = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = socket.write_all(reply.as_bytes()).await;
-        }
-    });
-    url
+fn tags_server(body: &'static str) -> MockServer {
+    MockServer::builder()
+        .no_models()
+        .respond_with(move |_| Reply::stream("application/json", body))
+        .start()
+        .unwrap()
 }
 
 #[tokio::test]
 async fn a_local_ollama_is_used_with_its_first_model_when_nothing_is_configured() {
     let (_d, store) = store().await;
-    let url = tags_server(r#"{"models": [{"name": "qwen3:8b"}, {"name": "llama3.2"}]}"#).await;
-    let r = DefaultProviderResolver::with_env(store, env_config(&[])).with_ollama_probe(Some(url));
+    let server = tags_server(r#"{"models": [{"name": "qwen3:8b"}, {"name": "llama3.2"}]}"#);
+    let r = DefaultProviderResolver::with_env(store, env_config(&[]))
+        .with_ollama_probe(Some(server.url().to_owned()));
     let m = r.resolve(None).await.unwrap();
     assert_eq!(m.model, "qwen3:8b");
     assert_eq!(m.provider.name(), "ollama");
@@ -188,8 +180,9 @@ async fn a_local_ollama_is_used_with_its_first_model_when_nothing_is_configured(
 #[tokio::test]
 async fn a_local_ollama_without_models_says_to_pull_one() {
     let (_d, store) = store().await;
-    let url = tags_server(r#"{"models": []}"#).await;
-    let r = DefaultProviderResolver::with_env(store, env_config(&[])).with_ollama_probe(Some(url));
+    let server = tags_server(r#"{"models": []}"#);
+    let r = DefaultProviderResolver::with_env(store, env_config(&[]))
+        .with_ollama_probe(Some(server.url().to_owned()));
     let err = r.resolve(None).await.unwrap_err();
     assert!(err.to_string().contains("has no model yet"), "{err}");
     assert!(
@@ -206,9 +199,9 @@ async fn an_environment_endpoint_lists_its_models_and_remembers_the_pick() {
     use skald_session::{EnvModelChoice, env_endpoints, set_env_model};
     let (dir, store) = store().await;
     let models =
-        tags_server(r#"{"object":"list","data":[{"id":"qwen-coder"},{"id":"llama-70b"}]}"#).await;
+        tags_server(r#"{"object":"list","data":[{"id":"qwen-coder"},{"id":"llama-70b"}]}"#);
     let env = env_config(&[
-        ("OPENAI_BASE_URL", &format!("{models}/v1")),
+        ("OPENAI_BASE_URL", models.base_url()),
         ("OPENAI_API_KEY", "k"),
     ]);
     let endpoints = env_endpoints(&store, &env).await.unwrap();
