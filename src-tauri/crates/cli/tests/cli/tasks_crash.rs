@@ -264,7 +264,7 @@ async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() 
 #[tokio::test]
 async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps_the_schedule() {
     let c = Crash::new(3301);
-    let mock = MockServer::start([]).unwrap();
+    let mock = MockServer::start(Vec::<String>::new()).unwrap();
     c.schedule_cron_job(&mock, "Check the disks.");
     mock.push_for(worker("Check the disks."), c.side_effect_call());
     let child = c.spawn(&mock, &["cron", "run", "1", "--approve", "yes"]);
@@ -305,7 +305,7 @@ async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps
 #[tokio::test]
 async fn sigkill_while_a_cron_runs_call_waits_for_approval_ends_it_and_empties_the_inbox() {
     let c = Crash::new(3302);
-    let mock = MockServer::start([]).unwrap();
+    let mock = MockServer::start(Vec::<String>::new()).unwrap();
     c.schedule_cron_job(&mock, "Clean the cache.");
     mock.push_for(worker("Clean the cache."), c.side_effect_call());
     // No --approve: the command waits in the Inbox, as in the app.
