@@ -658,7 +658,7 @@ async fn a_task_ending_asks_for_attention_once_and_its_session_is_no_chat() {
         .into_iter()
         .map(|s| s.id)
         .collect();
-    assert_eq!(listed, [sid.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&sid));
     let bg = e.handler.task(1).await.unwrap().runs[0]
         .session_id
         .clone()
