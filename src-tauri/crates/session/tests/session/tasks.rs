@@ -741,3 +741,37 @@ async fn an_async_task_whose_run_never_began_is_reported_at_the_next_start() {
     tasks_idle(&e).await;
     assert_eq!(e.requests("main").len(), 1);
 }
+
+/// A task that cannot start (here: its working directory is gone) fails
+/// its call and leaves no job behind for the next start to report.
+#[tokio::test]
+async fn a_task_that_cannot_start_fails_its_call_and_leaves_no_job() {
+    let e = env(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    call(
+                        "x1",
+                        "execute_cmd",
+                        json!({"command": "cd .. && rm -r work"}),
+                    ),
+                    async_task("a1", "worker", "Count files", "Count them."),
+                    answer("It could not start."),
+                ],
+            ),
+            ("worker", vec![]),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    e.handler.send_message(&sid, "go", NullSink).await.unwrap();
+    let main = e.requests("main");
+    assert_eq!(main.len(), 3);
+    let err = &results(&main[2])[0];
+    assert!(err.contains("the task could not start"), "{err}");
+    assert!(e.store.jobs().list().await.unwrap().is_empty());
+    assert_eq!(e.handler.recover_tasks().await.unwrap(), 0);
+    assert!(e.requests("worker").is_empty());
+}
