@@ -108,6 +108,10 @@ impl Host {
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
+        // Cron jobs scheduled from any command use the person's zone.
+        if let Err(e) = handler.load_time_zone().await {
+            tracing::warn!(error = %e, "cannot read the time zone setting");
+        }
         Ok(Self {
             handler,
             approvals,

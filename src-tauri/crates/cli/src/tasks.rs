@@ -123,9 +123,6 @@ pub async fn tasks(data_dir: &Path, command: Option<TasksCommand>) -> ExitCode {
         Err(code) => return code,
     };
     let h = &host.handler;
-    if let Err(e) = h.load_time_zone().await {
-        tracing::warn!(error = %e, "cannot read the time zone");
-    }
     let tz = h.time_zone();
     let code = match command.unwrap_or(TasksCommand::List { json: false }) {
         TasksCommand::List { json } => match h.list_tasks().await {
@@ -208,9 +205,6 @@ pub async fn cron(data_dir: &Path, command: Option<CronCommand>) -> ExitCode {
         Err(code) => return code,
     };
     let h = &host.handler;
-    if let Err(e) = h.load_time_zone().await {
-        tracing::warn!(error = %e, "cannot read the time zone");
-    }
     let tz = h.time_zone();
     let code = match command.unwrap_or(CronCommand::List { json: false }) {
         CronCommand::List { json } => match h.list_tasks().await {

@@ -156,6 +156,30 @@ fn skald_cron_tz_shows_sets_and_resets_the_time_zone_new_cron_jobs_use() {
     assert_eq!(code, Some(2));
     assert!(err.contains("unknown time zone"), "{err}");
     assert_eq!(tz(&[]).1, "America/New_York", "unchanged by a bad name");
+    // `skald chat` schedules in it.
+    let mock = MockOpenAi::start([
+        sse_tool_call(
+            "c1",
+            "execute_task",
+            &json!({"mode": "cron", "title": "Standup notes", "prompt": "Summarise.",
+                    "agent_id": "software-engineer", "cron": "0 9 * * 1-5"})
+            .to_string(),
+        ),
+        sse_text("Scheduled."),
+    ])
+    .unwrap();
+    let out = with_mock(&data, &mock)
+        .args(["chat", "every weekday at nine", "--approve", "yes"])
+        .args(["--model", "mock-small"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list = with_mock(&data, &mock)
+        .args(["cron", "list", "--json"])
+        .output()
+        .unwrap();
+    let jobs: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(jobs[0]["timeZone"], "America/New_York", "{jobs}");
     let (code, zone, err) = tz(&["--system"]);
     assert_eq!((code, zone), (Some(0), system.clone()), "{err}");
     assert_eq!(tz(&[]).1, system);

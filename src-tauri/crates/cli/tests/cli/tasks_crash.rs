@@ -145,16 +145,21 @@ async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     }
 }
 
-/// What the restart left: job 1's one run ended `interrupted` and was
-/// delivered, once, into the conversation that answered `answer`; the
-/// worker's model was asked once. Returns the run's session's calls and
-/// the conversation it reported to.
-async fn reported_once(
+/// Restarts (`skald resume`, twice) and checks what that left: job 1's one
+/// run ended `interrupted` and was delivered, once, into the conversation
+/// that answered `answer`; the worker's model was asked once, and its one
+/// call ended cancelled. Returns that call and the conversation.
+async fn restart_reports_once(
+    c: &Crash,
     store: &Store,
     mock: &MockServer,
     prompt: &str,
     answer: &str,
-) -> (Vec<ToolCallRow>, String) {
+) -> (ToolCallRow, String) {
+    mock.push(sse_text(answer));
+    c.resume_reports_one_interrupted_run(mock);
+    // Anything re-run would have had time to write.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let jobs = store.jobs();
     let runs = jobs.list_runs(1, 10).await.unwrap();
     assert_eq!(runs.len(), 1, "never re-run: {runs:?}");
@@ -193,7 +198,9 @@ async fn reported_once(
         .filter(|r| worker(prompt).matches(&r.body))
         .count();
     assert_eq!(worker_requests, 1, "the worker's model was asked once");
-    (bg_calls, target)
+    assert_eq!(bg_calls.len(), 1);
+    assert_eq!(bg_calls[0].status, ToolCallStatus::Cancelled);
+    (bg_calls[0].clone(), target)
 }
 
 #[tokio::test]
@@ -240,21 +247,15 @@ async fn sigkill_during_an_async_task_then_resume_reports_it_interrupted_once() 
         "left running by the crash"
     );
 
-    mock.push(sse_text(
-        "The backup was interrupted; shall I run it again?",
-    ));
-    c.resume_reports_one_interrupted_run(&mock);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(std::fs::read_to_string(c.side()).unwrap(), "started\n");
-    let (bg_calls, target) = reported_once(
+    let (_, target) = restart_reports_once(
+        &c,
         &store,
         &mock,
         "Run the backup.",
         "The backup was interrupted; shall I run it again?",
     )
     .await;
-    assert_eq!(bg_calls.len(), 1);
-    assert_eq!(bg_calls[0].status, ToolCallStatus::Cancelled);
+    assert_eq!(std::fs::read_to_string(c.side()).unwrap(), "started\n");
     // Its conversation is the one that started it.
     let parent = store.jobs().get(1).await.unwrap().unwrap();
     assert_eq!(parent.extras.parent_session_id, Some(target));
@@ -272,19 +273,15 @@ async fn sigkill_during_a_cron_run_then_resume_reports_it_to_home_once_and_keeps
     let store = Store::open(&c.data).await.unwrap();
     assert_eq!(store.jobs().running_runs().await.unwrap().len(), 1);
 
-    mock.push(sse_text("Last night's disk check was interrupted."));
-    c.resume_reports_one_interrupted_run(&mock);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(std::fs::read_to_string(c.side()).unwrap(), "started\n");
-    let (bg_calls, target) = reported_once(
+    let (_, target) = restart_reports_once(
+        &c,
         &store,
         &mock,
         "Check the disks.",
         "Last night's disk check was interrupted.",
     )
     .await;
-    assert_eq!(bg_calls.len(), 1);
-    assert_eq!(bg_calls[0].status, ToolCallStatus::Cancelled);
+    assert_eq!(std::fs::read_to_string(c.side()).unwrap(), "started\n");
     let home = store.sessions().get(&target).await.unwrap().unwrap();
     assert_eq!(home.title, "Home");
     // The job itself is untouched: still scheduled, and it runs again.
@@ -341,20 +338,18 @@ async fn sigkill_while_a_cron_runs_call_waits_for_approval_ends_it_and_empties_t
     };
     assert_eq!(inbox(&c), 1, "the call waits across the crash");
 
-    mock.push(sse_text("The cache cleaning was interrupted."));
-    c.resume_reports_one_interrupted_run(&mock);
-    assert_eq!(inbox(&c), 0, "nothing is left to approve");
-    let (bg_calls, _) = reported_once(
+    let (call, _) = restart_reports_once(
+        &c,
         &store,
         &mock,
         "Clean the cache.",
         "The cache cleaning was interrupted.",
     )
     .await;
-    assert_eq!(bg_calls.len(), 1);
-    assert_eq!(bg_calls[0].status, ToolCallStatus::Cancelled);
+    assert_eq!(inbox(&c), 0, "nothing is left to approve");
+    assert_eq!(call.id, "w1");
     assert_eq!(
-        bg_calls[0].result.as_deref(),
+        call.result.as_deref(),
         Some(skald_session::notes::INTERRUPTED)
     );
     assert!(!c.side().exists(), "the command never ran");

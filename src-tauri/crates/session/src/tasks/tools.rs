@@ -97,7 +97,14 @@ pub(crate) async fn start_from_call(
                         .to_string()
                         .into(),
                 )),
-                Err(e) => Ok(Outcome::Failed(format!("the task could not start: {e}"))),
+                Err(e) => {
+                    // Never run, and the model hears it now: no row left
+                    // for the next start to report as cut off by a crash.
+                    if let Err(d) = jobs.delete(row.id).await {
+                        tracing::warn!(job = row.id, error = %d, "cannot remove a task that never started");
+                    }
+                    Ok(Outcome::Failed(format!("the task could not start: {e}")))
+                }
             }
         }
         TaskMode::Cron => {

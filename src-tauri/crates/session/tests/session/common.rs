@@ -70,14 +70,7 @@ pub async fn env_with(
 
 impl Env {
     pub async fn session(&self) -> String {
-        self.handler
-            .create_session(SessionParams {
-                working_dir: Some(self.workdir.clone()),
-                ..SessionParams::default()
-            })
-            .await
-            .unwrap()
-            .id
+        new_session(&self.handler, &self.workdir).await
     }
 
     pub async fn tool_rows(&self, sid: &str) -> Vec<ToolCallRow> {
@@ -97,6 +90,18 @@ impl Env {
     pub fn path(&self, rel: &str) -> PathBuf {
         self.workdir.join(rel)
     }
+}
+
+/// A new session of `handler` working in `workdir`.
+pub async fn new_session(handler: &ChatSessionHandler, workdir: &Path) -> String {
+    handler
+        .create_session(SessionParams {
+            working_dir: Some(workdir.to_path_buf()),
+            ..SessionParams::default()
+        })
+        .await
+        .unwrap()
+        .id
 }
 
 /// `(role, content, tool_call_id)` of each history row, for exact asserts.

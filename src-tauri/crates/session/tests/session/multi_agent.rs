@@ -15,12 +15,12 @@ use skald_llm::{
     ChatRequest, EventStream, FakeProvider, LlmError, LlmProvider, Message, ScriptedTurn,
     StopReason,
 };
-use skald_session::{ChatSessionHandler, FixedProvider, HandlerConfig, SessionParams};
+use skald_session::{ChatSessionHandler, FixedProvider, HandlerConfig};
 use skald_store::Store;
 use skald_tools::exec::live_group_members;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
-use crate::common::{tool_content, wait_until};
+use crate::common::{new_session, tool_content, wait_until};
 
 /// Routes each request to the agent whose prompt it carries, and counts how
 /// many streams are open at once.
@@ -147,14 +147,7 @@ pub(crate) async fn env_with(
 
 impl Env {
     pub(crate) async fn session(&self) -> String {
-        self.handler
-            .create_session(SessionParams {
-                working_dir: Some(self.workdir.clone()),
-                ..SessionParams::default()
-            })
-            .await
-            .unwrap()
-            .id
+        new_session(&self.handler, &self.workdir).await
     }
 
     pub(crate) fn requests(&self, agent: &str) -> Vec<ChatRequest> {

@@ -658,7 +658,7 @@ async fn a_task_ending_asks_for_attention_once_and_its_session_is_no_chat() {
         .into_iter()
         .map(|s| s.id)
         .collect();
-    assert_eq!(listed, [sid.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&sid));
     let bg = e.handler.task(1).await.unwrap().runs[0]
         .session_id
         .clone()
@@ -740,4 +740,38 @@ async fn an_async_task_whose_run_never_began_is_reported_at_the_next_start() {
     assert_eq!(e.handler.recover_tasks().await.unwrap(), 0);
     tasks_idle(&e).await;
     assert_eq!(e.requests("main").len(), 1);
+}
+
+/// A task that cannot start (here: its working directory is gone) fails
+/// its call and leaves no job behind for the next start to report.
+#[tokio::test]
+async fn a_task_that_cannot_start_fails_its_call_and_leaves_no_job() {
+    let e = env(
+        &[("worker", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    call(
+                        "x1",
+                        "execute_cmd",
+                        json!({"command": "cd .. && rm -r work"}),
+                    ),
+                    async_task("a1", "worker", "Count files", "Count them."),
+                    answer("It could not start."),
+                ],
+            ),
+            ("worker", vec![]),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    e.handler.send_message(&sid, "go", NullSink).await.unwrap();
+    let main = e.requests("main");
+    assert_eq!(main.len(), 3);
+    let err = &results(&main[2])[0];
+    assert!(err.contains("the task could not start"), "{err}");
+    assert!(e.store.jobs().list().await.unwrap().is_empty());
+    assert_eq!(e.handler.recover_tasks().await.unwrap(), 0);
+    assert!(e.requests("worker").is_empty());
 }
