@@ -157,7 +157,7 @@ fn skald_cron_tz_shows_sets_and_resets_the_time_zone_new_cron_jobs_use() {
     assert!(err.contains("unknown time zone"), "{err}");
     assert_eq!(tz(&[]).1, "America/New_York", "unchanged by a bad name");
     // `skald chat` schedules in it.
-    let mock = MockOpenAi::start([
+    let mock = MockServer::start([
         sse_tool_call(
             "c1",
             "execute_task",
