@@ -28,7 +28,7 @@ pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
-    TurnOutcome, UsageView,
+    SummaryView, TurnOutcome, UsageView,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,

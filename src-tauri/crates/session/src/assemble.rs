@@ -274,6 +274,9 @@ pub(crate) fn chat_messages(
                 reasoning: Some(skald_llm::reasoning_text(&reasoning_of(r)))
                     .filter(|t| !t.is_empty()),
                 usage: r.extras.usage.as_ref().map(usage_view),
+                incomplete: false,
+                error: None,
+                summary: None,
             }
         })
         .collect()
