@@ -377,7 +377,10 @@ impl PrintSink {
             )),
             SessionEvent::MessageIncomplete { reason, .. } => {
                 self.end_line();
-                self.tool_line(&format!("{pad}✗ answer incomplete: {}", first_line(&reason)));
+                self.tool_line(&format!(
+                    "{pad}✗ answer incomplete: {}",
+                    first_line(&reason)
+                ));
             }
             SessionEvent::TurnStarted { .. }
             | SessionEvent::ContextUsage { .. }

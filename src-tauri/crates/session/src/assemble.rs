@@ -53,6 +53,7 @@ pub(crate) fn extras_of(
             reasoning_tokens: n(u.reasoning_tokens),
             cost_usd: u.cost_usd,
         }),
+        incomplete: false,
     }
 }
 
@@ -304,6 +305,7 @@ mod tests {
             tool_call_id: answers.map(String::from),
             created_at: 0,
             extras: AssistantExtras::default(),
+            error: None,
         }
     }
 

@@ -58,7 +58,7 @@ pub use events::{EventSink, FnSink, NullSink, RecordingSink};
 pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
-pub use notes::retry_line;
 pub use known_tools::{StoreKnownTools, catalog_with_known};
+pub use notes::retry_line;
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;
