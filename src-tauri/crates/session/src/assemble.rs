@@ -176,8 +176,14 @@ pub(crate) fn to_messages_awaiting(
                         tool_message(&c.id, content, b, accepts_images)
                     })
                     .collect();
+                // A cut answer goes back marked as such, never as finished.
+                let content = if r.extras.incomplete {
+                    format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER)
+                } else {
+                    r.content.clone()
+                };
                 out.push(Message::Assistant {
-                    content: r.content.clone(),
+                    content,
                     tool_calls: calls,
                     reasoning: reasoning_of(r),
                 });
@@ -275,8 +281,8 @@ pub(crate) fn chat_messages(
                 reasoning: Some(skald_llm::reasoning_text(&reasoning_of(r)))
                     .filter(|t| !t.is_empty()),
                 usage: r.extras.usage.as_ref().map(usage_view),
-                incomplete: false,
-                error: None,
+                incomplete: r.extras.incomplete,
+                error: r.error.clone(),
                 summary: None,
             }
         })
@@ -336,4 +342,36 @@ mod tests {
         assert_eq!(m[4], Message::tool_result("c", notes::NO_RESULT));
         assert_eq!(m[5], Message::user("more"));
     }
+}
+
+/// Puts each summary's divider right after the last message it covers (or
+/// at the end when that message is gone from view), as a `system` item with
+/// the summary; its id is the summary's, negated, so it never clashes.
+pub(crate) fn with_dividers(
+    mut messages: Vec<ChatMessage>,
+    summaries: &[skald_store::SummaryRow],
+) -> Vec<ChatMessage> {
+    for s in summaries {
+        let view = crate::context::summary::view(s);
+        let at = messages
+            .iter()
+            .position(|m| m.summary.is_none() && m.id > s.last_message_id)
+            .unwrap_or(messages.len());
+        messages.insert(
+            at,
+            ChatMessage {
+                id: -s.id,
+                role: ChatRole::System,
+                content: s.content.clone(),
+                tool_calls: Vec::new(),
+                created_at: s.created_at,
+                reasoning: None,
+                usage: None,
+                incomplete: false,
+                error: None,
+                summary: Some(view),
+            },
+        );
+    }
+    messages
 }

@@ -17,6 +17,7 @@ mod attention;
 mod bus;
 mod calls;
 pub mod companion;
+mod context;
 mod env_models;
 mod environment;
 mod error;
@@ -49,6 +50,7 @@ pub use approval::{
 pub use attention::{Attention, AttentionKind};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
+pub use context::CONTEXT_WINDOW_SETTING;
 pub use env_models::{
     ENV_MODEL_SETTING, EnvEndpoint, EnvModelChoice, env_endpoints, env_model_choice, set_env_model,
 };

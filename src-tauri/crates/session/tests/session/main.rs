@@ -9,6 +9,7 @@ mod attach;
 mod attention;
 mod common;
 mod companion;
+mod context;
 mod crash;
 mod discovery;
 mod driver;
