@@ -19,6 +19,7 @@ mod manage;
 mod mcp;
 mod providers;
 mod reasoning;
+mod redo;
 mod resume;
 mod rich;
 mod services;
