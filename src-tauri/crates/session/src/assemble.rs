@@ -289,6 +289,38 @@ pub(crate) fn chat_messages(
         .collect()
 }
 
+/// Puts each summary's divider right after the last message it covers (or
+/// at the end when that message is gone from view), as a `system` item with
+/// the summary; its id is the summary's, negated, so it never clashes.
+pub(crate) fn with_dividers(
+    mut messages: Vec<ChatMessage>,
+    summaries: &[skald_store::SummaryRow],
+) -> Vec<ChatMessage> {
+    for s in summaries {
+        let view = crate::context::summary::view(s);
+        let at = messages
+            .iter()
+            .position(|m| m.summary.is_none() && m.id > s.last_message_id)
+            .unwrap_or(messages.len());
+        messages.insert(
+            at,
+            ChatMessage {
+                id: -s.id,
+                role: ChatRole::System,
+                content: s.content.clone(),
+                tool_calls: Vec::new(),
+                created_at: s.created_at,
+                reasoning: None,
+                usage: None,
+                incomplete: false,
+                error: None,
+                summary: Some(view),
+            },
+        );
+    }
+    messages
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,36 +374,4 @@ mod tests {
         assert_eq!(m[4], Message::tool_result("c", notes::NO_RESULT));
         assert_eq!(m[5], Message::user("more"));
     }
-}
-
-/// Puts each summary's divider right after the last message it covers (or
-/// at the end when that message is gone from view), as a `system` item with
-/// the summary; its id is the summary's, negated, so it never clashes.
-pub(crate) fn with_dividers(
-    mut messages: Vec<ChatMessage>,
-    summaries: &[skald_store::SummaryRow],
-) -> Vec<ChatMessage> {
-    for s in summaries {
-        let view = crate::context::summary::view(s);
-        let at = messages
-            .iter()
-            .position(|m| m.summary.is_none() && m.id > s.last_message_id)
-            .unwrap_or(messages.len());
-        messages.insert(
-            at,
-            ChatMessage {
-                id: -s.id,
-                role: ChatRole::System,
-                content: s.content.clone(),
-                tool_calls: Vec::new(),
-                created_at: s.created_at,
-                reasoning: None,
-                usage: None,
-                incomplete: false,
-                error: None,
-                summary: Some(view),
-            },
-        );
-    }
-    messages
 }

@@ -504,14 +504,14 @@ impl ChatSessionHandler {
         let slot = self.claim(session_id)?;
         let prepared = match self.prepare(session_id, options.model.as_deref()).await {
             Ok(p) => p,
-            // What the person wrote is kept (with why it went unanswered)
-            // for Retry once a provider is set up; only an unknown session
-            // has nowhere to keep it.
-            Err(e @ SessionError::SessionNotFound(_)) => return Err(e),
-            Err(e) => {
+            // With no usable provider, what the person wrote is kept (with
+            // why it went unanswered) for Retry once one is set up. Other
+            // refusals (a broken agent) write nothing, as before.
+            Err(e @ (SessionError::NoProvider(_) | SessionError::Llm(_))) => {
                 self.keep_unsent(session_id, text, &e).await;
                 return Err(e);
             }
+            Err(e) => return Err(e),
         };
         let turn = self.turn(&prepared, &sink);
         turn.emit(SessionEvent::TurnStarted {
