@@ -9,12 +9,12 @@ use skald_session::SessionError;
 use crate::chat::Host;
 use crate::{fail, print_out};
 
-pub async fn compact(data_dir: &Path, session: &str) -> ExitCode {
+pub async fn compact(data_dir: &Path, session: &str, model: Option<&str>) -> ExitCode {
     let host = match Host::open(data_dir).await {
         Ok(h) => h,
         Err(e) => return fail(1, &e),
     };
-    let result = host.handler.compact(session).await;
+    let result = host.handler.compact_with(session, model).await;
     host.close().await;
     match result {
         Ok(summary) => {

@@ -141,6 +141,9 @@ enum Command {
     Compact {
         /// The session id (from `skald sessions`).
         session: String,
+        /// The model that summarises (default: the default model).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -368,8 +371,8 @@ async fn run(cli: Cli) -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Compact { session } => match data_dir(cli.data_dir) {
-            Ok(dir) => compact::compact(&dir, &session).await,
+        Command::Compact { session, model } => match data_dir(cli.data_dir) {
+            Ok(dir) => compact::compact(&dir, &session, model.as_deref()).await,
             Err(code) => code,
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {

@@ -158,8 +158,17 @@ impl ChatSessionHandler {
     /// requests send the summary in their place (the person's "compact").
     /// The divider reaches every window through `ContextSummarized`.
     pub async fn compact(&self, session_id: &str) -> Result<SummaryView, SessionError> {
+        self.compact_with(session_id, None).await
+    }
+
+    /// [`compact`](Self::compact) with `model` as the summariser (`None`: the default).
+    pub async fn compact_with(
+        &self,
+        session_id: &str,
+        model: Option<&str>,
+    ) -> Result<SummaryView, SessionError> {
         let slot = self.claim(session_id)?;
-        let p = self.prepare(session_id, None).await?;
+        let p = self.prepare(session_id, model).await?;
         let store = &self.inner.store;
         let rows = store.history().list_for_frame(p.frame.id).await?;
         let previous = store.summaries().latest_for_frame(p.frame.id).await?;
