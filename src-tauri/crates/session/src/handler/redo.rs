@@ -64,8 +64,9 @@ impl ChatSessionHandler {
                 "nothing to retry: the chat is empty".into(),
             ));
         };
-        let failed = rows.iter().any(|r| r.error.is_some());
-        if !failed && last.role != Role::User {
+        // The error sits on the last message the failed turn stored; an
+        // older failure already answered by a later turn is history.
+        if last.error.is_none() && last.role != Role::User {
             return Err(SessionError::NothingToDo(
                 "nothing to retry: the last turn did not fail".into(),
             ));
