@@ -27,8 +27,8 @@ pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{
-    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
-    TurnOutcome, UsageView,
+    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,
+    ToolCallView, TurnOutcome, UsageView,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
