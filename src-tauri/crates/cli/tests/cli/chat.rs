@@ -469,7 +469,7 @@ fn compact_summarises_the_earlier_turns_for_the_next_request() {
 
     let third = chat(&data, &mock, &["--model", "m", "--session", &sid, "Plums?"]);
     assert_eq!(third.status.code(), Some(0), "{}", stderr(&third));
-    let last = mock.requests().last().unwrap().to_string();
+    let last = mock.requests().last().unwrap().body.to_string();
     assert!(last.contains("SUMMARY: apples discussed."), "{last}");
     assert!(!last.contains("Tell me about apples"), "{last}");
     assert!(
