@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use skald_llm::{LlmError, LlmProvider, OpenAiCompatible, ResponseAccumulator, StreamEvent};
 
-use crate::mock_server::{MockServer, Reply, collect, sse_data};
+use crate::collect;
+use skald_llm_mock::openai::sse_data;
+use skald_llm_mock::{MockServer, Reply};
 use crate::{fast_retries, simple_request};
 
 fn client(server: &MockServer) -> OpenAiCompatible {
-    OpenAiCompatible::new(format!("{}/v1", server.url), Some("sk-test".into()))
+    OpenAiCompatible::new(format!("{}/v1", server.url()), Some("sk-test".into()))
         .unwrap()
         .with_retry_policy(fast_retries(4))
 }
@@ -30,7 +32,7 @@ async fn a_rate_limit_is_announced_with_its_wait_and_attempt_before_the_retry() 
             .header("retry-after", "1"),
         Reply::sse(hello()),
     ])
-    .await;
+    .unwrap();
     let provider = client(&server);
     let started = Instant::now();
     let request = simple_request("hi");
@@ -84,7 +86,7 @@ async fn a_web_page_instead_of_an_event_stream_says_check_the_base_url() {
         Reply::stream("text/html; charset=utf-8", page),
         Reply::sse(hello()),
     ])
-    .await;
+    .unwrap();
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert!(events.is_empty(), "{events:?}");
     let err = err.unwrap();
@@ -101,7 +103,8 @@ async fn a_web_page_instead_of_an_event_stream_says_check_the_base_url() {
 #[tokio::test]
 async fn a_body_without_a_single_event_is_not_an_event_stream_either() {
     let page = "<html><body>Moved to /api</body></html>\n";
-    let server = MockServer::start([Reply::stream("text/plain", page)]).await;
+    let server = MockServer::start([Reply::stream("text/plain", page)])
+    .unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(0));
     let (_, err) = collect(provider.stream(&simple_request("hi"))).await;
     let msg = err.unwrap().to_string();
