@@ -17,6 +17,7 @@ use crate::{
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
+use crate::{ProviderEditInput, ProviderTestView};
 use crate::{TaskDetailView, TaskRunView, TaskView};
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -73,6 +74,8 @@ exported![
     LocalOllamaView,
     EnvEndpointView,
     NewProviderInput,
+    ProviderEditInput,
+    ProviderTestView,
     RuleActionView,
     GroupView,
     RuleView,
