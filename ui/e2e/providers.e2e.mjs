@@ -26,6 +26,9 @@ let session;
 
 async function shot(name) {
   mkdirSync(shots, { recursive: true });
+  // Let WebKit paint what the last step changed (a resize takes a while).
+  await sleep(400);
+  await session.cmd("POST", "/execute/async", { script: "requestAnimationFrame(() => requestAnimationFrame(arguments[0]))", args: [] });
   writeFileSync(join(shots, name), await session.screenshot());
 }
 
@@ -111,6 +114,7 @@ test("? shows the keyboard shortcuts; Ctrl+N starts a chat and Ctrl+1 switches t
   for (const what of ["New chat", "Switch to chat", "Focus the message box", "Stop the running turn", "Approve / reject", "Open a file"]) assert.match(listed, new RegExp(what));
   await session.cmd("POST", "/window/rect", { width: 640, height: 420 });
   await session.waitFor("return innerWidth <= 640", { what: "the narrow window" });
+  await sleep(600);
   await shot("shortcuts-narrow-dark.png");
   const box = await session.execute("const r = document.querySelector('[data-testid=shortcut-help]').getBoundingClientRect(); return { l: r.left, r: r.right, w: innerWidth }");
   assert.ok(box.l >= 0 && box.r <= box.w, `the overlay fits: ${JSON.stringify(box)}`);
