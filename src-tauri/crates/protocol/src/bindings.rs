@@ -115,6 +115,22 @@ pub fn typescript() -> String {
     out
 }
 
+/// The drift check of a generated file: fails when `path` differs from
+/// `expected`; `SKALD_BLESS=1` (`make bindings`) rewrites it instead.
+#[cfg(test)]
+pub(crate) fn check_generated(path: &std::path::Path, expected: &str) {
+    if std::env::var_os("SKALD_BLESS").is_some() {
+        std::fs::write(path, expected).unwrap();
+        return;
+    }
+    let actual = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "{} is stale: run `make bindings` and commit the result",
+        path.display()
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,17 +144,7 @@ mod tests {
     /// `SKALD_BLESS=1` rewrites the file instead.
     #[test]
     fn committed_bindings_match_rust_types() {
-        let expected = typescript();
-        let path = bindings_path();
-        if std::env::var_os("SKALD_BLESS").is_some() {
-            std::fs::write(&path, &expected).unwrap();
-            return;
-        }
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            actual == expected,
-            "ui/src/bindings.ts is stale: run `make bindings` and commit the result"
-        );
+        check_generated(&bindings_path(), &typescript());
     }
 
     #[test]

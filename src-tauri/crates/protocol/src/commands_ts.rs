@@ -377,17 +377,8 @@ mod tests {
     /// rewrites the file instead.
     #[test]
     fn command_bindings_match_rust_commands() {
-        let expected = typescript().unwrap();
         let path = app_src().join("../../ui/src/commands.ts");
-        if std::env::var_os("SKALD_BLESS").is_some() {
-            std::fs::write(&path, &expected).unwrap();
-            return;
-        }
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            actual == expected,
-            "ui/src/commands.ts is stale: run `make bindings` and commit the result"
-        );
+        crate::bindings::check_generated(&path, &typescript().unwrap());
     }
 
     fn names() -> BTreeMap<String, String> {
