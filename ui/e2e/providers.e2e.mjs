@@ -54,16 +54,25 @@ after(async () => {
 });
 
 test("the first launch shows a welcome that leads to adding a provider", async () => {
-  await session.waitFor("return location.hash === '#/welcome' && !!document.querySelector('[data-testid=welcome]')", { what: "the welcome" });
+  // Above the (empty) chat, which stays usable.
+  await session.waitFor("return !!document.querySelector('#page [data-testid=welcome]') && !!document.querySelector('[data-testid=new-chat]')", { what: "the welcome" });
   await shot("welcome-dark.png");
   await session.click("[data-testid=welcome-add-provider]");
   await session.waitFor("return location.hash === '#/settings' && !!document.querySelector('[data-testid=provider-form]')", { what: "settings from the welcome" });
   assert.ok(await session.execute("return !!document.querySelector('[data-testid=no-providers]')"));
 });
 
-test("a provider is tested, a discovered model chosen, a duplicate edited instead, and deleted", async () => {
+test("once a provider exists the chat shows no welcome", async () => {
   await addMockProvider(session, mock.baseUrl, { name: "Lab", model: "mock-small" });
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat" });
+  await sleep(500);
+  assert.equal(await session.execute("return !!document.querySelector('[data-testid=welcome]')"), false);
+  await session.execute("location.hash = '#/settings'");
+  await session.waitFor("return !!document.querySelector('[data-testid=provider-form]')", { what: "settings" });
+});
 
+test("a provider is tested, a discovered model chosen, a duplicate edited instead, and deleted", async () => {
   await session.click("[data-testid=test-provider-lab]");
   const result = await session.waitFor("return document.querySelector('[data-testid=test-result-lab]')?.textContent", { what: "the test result" });
   assert.match(result, /Connected to .* in \d+ ms: 2 models/);

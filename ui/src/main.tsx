@@ -47,6 +47,7 @@ document.body.classList.toggle("detached", detached);
 const [about, setAbout] = createSignal("");
 const [badge, setBadge] = createSignal(0);
 const [help, setHelp] = createSignal(false);
+const [greet, setGreet] = createSignal(false);
 let page: HTMLElement | null = null;
 
 /** Opens files that came from outside the window (the first one shows;
@@ -78,6 +79,8 @@ render(
       badge={badge}
       help={help}
       setHelp={setHelp}
+      greet={greet}
+      setGreet={setGreet}
     />
   ),
   root,
@@ -183,15 +186,24 @@ takeLaunchFiles().then(openFiles, () => undefined);
 guardLinks(document, openExternal);
 installContextMenu(document, openExternal);
 
-// The first launch, with nothing to chat with: a welcome instead of an
-// empty chat (only if nothing else chose a page meanwhile).
-if (!detached && location.hash.replace(/^#\/?/, "") === "") {
-  needsWelcome()
-    .then((greet) => {
-      if (greet && location.hash.replace(/^#\/?/, "") === "") location.hash = "#/welcome";
-    })
-    .catch(() => undefined);
+// The first launch, with nothing to chat with: a welcome above the chat
+// until a provider exists or the person says "Not now". Checked again when
+// the chat is shown (a provider may have been added meanwhile).
+function dismissed(): boolean {
+  try {
+    return localStorage.getItem("skald.welcome.dismissed") === "1";
+  } catch {
+    return false;
+  }
 }
+function checkWelcome(): void {
+  if (detached || dismissed()) return void setGreet(false);
+  needsWelcome().then(setGreet, () => setGreet(false));
+}
+checkWelcome();
+window.addEventListener("hashchange", () => {
+  if (greet() && parseRoute(location.hash).name === "chat") checkWelcome();
+});
 
 appInfo()
   .then((info) => setAbout(`v${info.version} · schema ${info.schemaVersion}`))

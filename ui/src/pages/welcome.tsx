@@ -12,7 +12,8 @@ export async function needsWelcome(deps: Pick<typeof api, "listProviders" | "env
   return providers.length === 0 && endpoints.length === 0;
 }
 
-export function Welcome(props: { api?: WelcomeApi }): JSX.Element {
+/** Shown above the chat on a first launch; "Not now" calls `dismiss`. */
+export function Welcome(props: { api?: WelcomeApi; dismiss?: () => void }): JSX.Element {
   const deps = () => props.api ?? api;
   const [ollama] = createResource(() => deps().localOllama().catch(() => null));
   const addOllama = async (input: Parameters<typeof api.addProvider>[0]) => {
@@ -29,9 +30,9 @@ export function Welcome(props: { api?: WelcomeApi }): JSX.Element {
         <a class="button primary" href="#/settings" data-testid="welcome-add-provider">
           Add a provider
         </a>
-        <a class="button" href="#/chat" data-testid="welcome-skip">
+        <button type="button" data-testid="welcome-skip" onClick={() => (props.dismiss ? props.dismiss() : (location.hash = "#/chat"))}>
           Not now
-        </a>
+        </button>
       </div>
       <p class="muted">Keyboard shortcuts: press ? at any time.</p>
     </section>

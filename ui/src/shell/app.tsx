@@ -4,6 +4,7 @@
 import { createSignal, For, type JSX, onCleanup, onMount, Show } from "solid-js";
 import { errorMessage } from "../api";
 import { ShortcutHelp } from "./help";
+import { Welcome } from "../pages/welcome";
 import { NAV, PAGES, type Cleanup, type PageContext, parseRoute, type Route } from "./routes";
 
 function stored(key: string): boolean {
@@ -30,13 +31,16 @@ export interface AppProps {
   badge: () => number;
   help: () => boolean;
   setHelp: (on: boolean) => void;
+  /** Whether to greet a first launch (nothing to chat with) above the chat. */
+  greet: () => boolean;
+  setGreet: (on: boolean) => void;
 }
 
 export function App(props: AppProps): JSX.Element {
   const [route, setRoute] = createSignal<Route>(parseRoute(location.hash));
   const [navCollapsed, setNavCollapsed] = createSignal(stored("skald.nav.collapsed"));
   const [chatsCollapsed, setChatsCollapsed] = createSignal(stored("skald.chats.collapsed"));
-  let page!: HTMLElement;
+  let page!: HTMLDivElement;
   let cleanup: Cleanup | null = null;
   let generation = 0;
 
@@ -150,7 +154,18 @@ export function App(props: AppProps): JSX.Element {
           {props.about()}
         </div>
       </nav>
-      <main id="page" ref={page} aria-live="polite" />
+      <main id="page" aria-live="polite">
+        <Show when={props.greet() && route().name === "chat"}>
+          <Welcome
+            dismiss={() => {
+              store("skald.welcome.dismissed", true);
+              props.setGreet(false);
+            }}
+          />
+        </Show>
+        {/* Pages mount here; the welcome above survives their replaceChildren. */}
+        <div class="page-host" ref={page} />
+      </main>
       <Show when={props.help()}>
         <ShortcutHelp close={() => props.setHelp(false)} />
       </Show>
