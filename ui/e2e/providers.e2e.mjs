@@ -66,8 +66,7 @@ test("once a provider exists the chat shows no welcome", async () => {
   await addMockProvider(session, mock.baseUrl, { name: "Lab", model: "mock-small" });
   await session.execute("location.hash = '#/chat'");
   await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat" });
-  await sleep(500);
-  assert.equal(await session.execute("return !!document.querySelector('[data-testid=welcome]')"), false);
+  await session.waitFor("return !document.querySelector('[data-testid=welcome]')", { what: "no welcome once a provider exists", timeoutMs: 5000 });
   await session.execute("location.hash = '#/settings'");
   await session.waitFor("return !!document.querySelector('[data-testid=provider-form]')", { what: "settings" });
 });
