@@ -8,6 +8,8 @@
 mod app;
 mod approval;
 pub mod bindings;
+#[cfg(test)]
+mod commands_ts;
 mod companion;
 mod content;
 mod error;
@@ -31,8 +33,8 @@ pub use session::{
     ToolCallView, TurnOutcome, UsageView,
 };
 pub use settings::{
-    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
-    ReasoningSetting, UnknownProviderKind,
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderEditInput, ProviderKind,
+    ProviderTestView, ProviderView, ReasoningSetting, UnknownProviderKind,
 };
 pub use tasks::{TaskDetailView, TaskRunView, TaskView, TimeZoneView};
 pub use tools::{

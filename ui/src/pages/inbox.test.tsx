@@ -28,7 +28,7 @@ describe("inbox", () => {
       }),
       errorMessage: String,
     };
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     await mountInbox(root, { api: api as any });
     expect(root.querySelector("[data-testid=inbox-count]")!.textContent).toBe("1 waiting for you");
@@ -39,5 +39,25 @@ describe("inbox", () => {
     await flush();
     expect(api.answerQuestion).toHaveBeenCalledWith("q1", "Yes");
     expect(root.querySelector("[data-testid=inbox-count]")!.textContent).toBe("Nothing is waiting for you.");
+  });
+});
+
+describe("an approval in the inbox", () => {
+  it("says the rule's reason in plain language", async () => {
+    const api = {
+      listPending: vi.fn().mockResolvedValue([
+        {
+          sessionId: "s1",
+          sessionTitle: "Edits",
+          createdAt: 0,
+          request: { toolCallId: "c1", name: "write_file", labelShort: "write_file a.txt", labelFull: "write_file a.txt", path: "a.txt", arguments: {}, reason: "asked by rule 11: *", kind: { type: "generic" } },
+        },
+      ]),
+      listQuestions: vi.fn().mockResolvedValue([]),
+    };
+    const root = document.body.appendChild(document.createElement("div"));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountInbox(root, { api: api as any });
+    expect(root.querySelector("[data-testid=inbox-item][data-tool-call=c1] [data-testid=inbox-reason]")!.textContent).toBe("asks you: default rule for write_file");
   });
 });
