@@ -6,6 +6,7 @@
 //! This crate knows nothing of sessions or the UI: the session crate decides
 //! which servers a round offers (lazy groups) and gates every call.
 
+pub mod admin;
 mod client;
 mod config;
 mod config_tools;
