@@ -183,6 +183,15 @@ pub fn run() {
             commands::session_settings::set_run_context,
             commands::session_settings::add_bypass,
             commands::session_settings::clear_bypasses,
+            commands::mcp::mcp_list_servers,
+            commands::mcp::mcp_get_server,
+            commands::mcp::mcp_save_server,
+            commands::mcp::mcp_remove_server,
+            commands::mcp::mcp_set_enabled,
+            commands::mcp::mcp_import,
+            commands::mcp::mcp_server_log,
+            commands::mcp::mcp_test_server,
+            commands::mcp::mcp_reconnect,
         ])
         .run(context);
     if let Err(e) = result {

@@ -394,3 +394,53 @@ export type PdfSpotView = { page: number, x: number, y: number, width: number, h
 export type SourceLineView = { file: string, line: number, };
 
 export type ViewerChanged = { watch: number, path: string, exists: boolean, };
+
+export type McpTransportView = { "transport": "stdio", command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, } | { "transport": "http", url: string, headers: { [key in string]: string }, };
+
+export type McpServerInput = { name: string, transport: McpTransportView, enabled: boolean, 
+/**
+ * Per-call timeout in seconds.
+ */
+timeoutSecs: number, 
+/**
+ * What the server is for, as the model reads it.
+ */
+description: string, };
+
+export type McpStatusView = { "state": "connecting" } | { "state": "ready", tools: number, } | { "state": "failed", reason: string, stderr: Array<string>, } | { "state": "disabled" };
+
+export type McpToolView = { 
+/**
+ * The server's own name for it.
+ */
+name: string, 
+/**
+ * `mcp__<server>__<tool>`: what rules and the model use.
+ */
+fullName: string, description: string, };
+
+export type McpServerView = { name: string, 
+/**
+ * `stdio` or `http`.
+ */
+transport: string, 
+/**
+ * The command line or the URL (env and header values are not shown).
+ */
+target: string, enabled: boolean, timeoutSecs: number, description: string, status: McpStatusView, 
+/**
+ * Empty until it is ready.
+ */
+tools: Array<McpToolView>, };
+
+export type McpImportView = { imported: Array<string>, 
+/**
+ * Ignored fields and skipped entries, one line each.
+ */
+warnings: Array<string>, };
+
+export type McpTestView = { ok: boolean, 
+/**
+ * Why it failed (with the server's last stderr lines), or empty.
+ */
+error: string, tools: Array<McpToolView>, };

@@ -18,6 +18,10 @@ use crate::{
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 use crate::{TaskDetailView, TaskRunView, TaskView};
+use crate::{
+    McpImportView, McpServerInput, McpServerView, McpStatusView, McpTestView, McpToolView,
+    McpTransportView,
+};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -86,6 +90,13 @@ pub fn typescript() -> String {
         decl::<PdfSpotView>(&cfg),
         decl::<SourceLineView>(&cfg),
         decl::<ViewerChanged>(&cfg),
+        decl::<McpTransportView>(&cfg),
+        decl::<McpServerInput>(&cfg),
+        decl::<McpStatusView>(&cfg),
+        decl::<McpToolView>(&cfg),
+        decl::<McpServerView>(&cfg),
+        decl::<McpImportView>(&cfg),
+        decl::<McpTestView>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");
