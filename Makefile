@@ -31,7 +31,8 @@ package:
 	ui/node_modules/.bin/tauri build --ci --bundles deb,rpm --features custom-protocol
 	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
 
-# Regenerate ui/src/bindings.ts from the Rust protocol types.
+# Regenerate ui/src/bindings.ts (the Rust protocol types) and ui/src/commands.ts
+# (typed wrappers for every command in generate_handler! in src-tauri/src/lib.rs).
 bindings:
 	SKALD_BLESS=1 cargo nextest run -p skald-protocol bindings
 

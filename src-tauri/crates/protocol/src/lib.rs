@@ -8,6 +8,8 @@
 mod app;
 mod approval;
 pub mod bindings;
+#[cfg(test)]
+mod commands_ts;
 mod companion;
 mod content;
 mod error;
