@@ -3,6 +3,7 @@ import { appInfo, detachViewer, errorMessage, hideWindow, listPending, listQuest
 import { el, hasUserInput } from "./dom";
 import { mountChat } from "./pages/chat";
 import { mountInbox } from "./pages/inbox";
+import { disposeMcp, mountMcp } from "./pages/mcp";
 import { mountRules } from "./pages/rules";
 import { disposeTasks, mountTasks } from "./pages/tasks";
 import { mountSettings } from "./pages/settings";
@@ -59,6 +60,7 @@ async function route(): Promise<void> {
   }
   disposeViewer();
   disposeTasks();
+  disposeMcp();
   try {
     switch (name) {
       case "tools":
@@ -69,6 +71,8 @@ async function route(): Promise<void> {
         return await mountTasks(page);
       case "permissions":
         return await mountRules(page, arg ?? "default");
+      case "mcp":
+        return mountMcp(page);
       case "settings":
         return await mountSettings(page);
       case "view":
