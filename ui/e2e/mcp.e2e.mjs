@@ -10,7 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { addMockProvider, newChat, send, setValue } from "./helpers.mjs";
+import { addMockProvider, newChat, send } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -39,6 +39,15 @@ async function shot(name) {
   console.log(`screenshot: ${file}`);
 }
 
+/** Types into a field of the (SolidJS) page: its input handlers listen on
+ *  the document, so the event bubbles, as a keystroke's does. */
+async function type(selector, value) {
+  await session.execute(
+    "const e = document.querySelector(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('input', { bubbles: true }));",
+    [selector, value],
+  );
+}
+
 const row = (name) => `[data-testid=mcp-server][data-server="${name}"]`;
 
 before(async () => {
@@ -62,9 +71,9 @@ after(async () => {
 async function fillStdio(name, command, args) {
   await session.execute("document.querySelector('[data-testid=mcp-add]').click()");
   await session.waitFor("return !!document.querySelector('[data-testid=mcp-form] [name=mcp-command]')", { what: "the add form" });
-  await setValue(session, "[name=mcp-name]", name);
-  await setValue(session, "[name=mcp-command]", command);
-  await setValue(session, "[name=mcp-args]", args.join("\n"));
+  await type("[name=mcp-name]", name);
+  await type("[name=mcp-command]", command);
+  await type("[name=mcp-args]", args.join("\n"));
 }
 
 test("server-everything added on the MCP page becomes ready with its tools; a crashing one shows why", async () => {
@@ -73,7 +82,7 @@ test("server-everything added on the MCP page becomes ready with its tools; a cr
   assert.equal(await session.execute("return document.querySelector('.nav-link.active')?.dataset.route"), "mcp");
 
   await fillStdio("everything", process.execPath, [everythingJs, "stdio"]);
-  await setValue(session, "[name=mcp-description]", "the MCP reference server");
+  await type("[name=mcp-description]", "the MCP reference server");
   // Test connection first: it lists the tools without saving anything.
   await session.click("[data-testid=mcp-test]");
   const tested = await session.waitFor(

@@ -134,7 +134,9 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
                 <input name="mcp-url" value={url()} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://example.com/mcp" />
               </label>
               <label class="wide">
-                Headers, one <code>Name: value</code> a line (<code>{"${SECRET}"}</code> is filled from secrets)
+                <span>
+                  Headers, one <code>Name: value</code> a line (<code>{"${SECRET}"}</code> is filled from secrets)
+                </span>
                 <textarea name="mcp-headers" rows={2} value={headers()} onInput={(e) => setHeaders(e.currentTarget.value)} />
               </label>
             </>
@@ -144,12 +146,14 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
             Command
             <input name="mcp-command" value={command()} onInput={(e) => setCommand(e.currentTarget.value)} placeholder="npx" />
           </label>
-          <label>
+          <label class="wide">
             Arguments, one a line
             <textarea name="mcp-args" rows={3} value={args()} onInput={(e) => setArgs(e.currentTarget.value)} />
           </label>
-          <label>
-            Environment, one <code>NAME=value</code> a line (<code>{"${SECRET}"}</code> is filled from secrets)
+          <label class="wide">
+            <span>
+              Environment, one <code>NAME=value</code> a line (<code>{"${SECRET}"}</code> is filled from secrets)
+            </span>
             <textarea name="mcp-env" rows={3} value={env()} onInput={(e) => setEnv(e.currentTarget.value)} />
           </label>
           <label class="wide">
