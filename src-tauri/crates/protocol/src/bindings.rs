@@ -13,6 +13,10 @@ use crate::{
     ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
+};
+use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
@@ -86,6 +90,15 @@ pub fn typescript() -> String {
         decl::<PdfSpotView>(&cfg),
         decl::<SourceLineView>(&cfg),
         decl::<ViewerChanged>(&cfg),
+        decl::<McpTransportView>(&cfg),
+        decl::<McpStatusView>(&cfg),
+        decl::<McpToolView>(&cfg),
+        decl::<McpServerView>(&cfg),
+        decl::<McpServerInput>(&cfg),
+        decl::<McpImportView>(&cfg),
+        decl::<McpTestView>(&cfg),
+        decl::<McpStatusChanged>(&cfg),
+        decl::<ElicitationAction>(&cfg),
     ];
     let mut out = String::from(HEADER);
     out.push_str("\n\n");

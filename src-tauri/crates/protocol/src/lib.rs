@@ -11,6 +11,7 @@ pub mod bindings;
 mod companion;
 mod content;
 mod error;
+mod mcp;
 mod rules;
 mod session;
 mod settings;
@@ -25,6 +26,10 @@ pub use companion::{
 };
 pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
+pub use mcp::{
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
+};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
