@@ -341,7 +341,16 @@ toolCallId: string, sessionId: string, sessionTitle: string, agentId: string, ti
 /**
  * Markdown.
  */
-question: string, suggestedAnswers: Array<string>, createdAt: number, };
+question: string, suggestedAnswers: Array<string>, 
+/**
+ * An MCP server's elicitation: the JSON schema of the form to fill
+ * (answer with `answer_elicitation`); `None` for an agent's question.
+ */
+schema?: Record<string, unknown>, 
+/**
+ * The MCP server asking, for an elicitation.
+ */
+server?: string, createdAt: number, };
 
 export type ViewKind = { "kind": "markdown" } | { "kind": "code", language: string, } | { "kind": "text" } | { "kind": "image", mime: string, } | { "kind": "svg" } | { "kind": "pdf" } | { "kind": "latex" } | { "kind": "html" } | { "kind": "binary" };
 
@@ -399,48 +408,48 @@ export type McpTransportView = { "transport": "stdio", command: string, args: Ar
 
 export type McpServerInput = { name: string, transport: McpTransportView, enabled: boolean, 
 /**
- * Per-call timeout in seconds.
+ * Per-call timeout; 60 000 when absent.
  */
-timeoutSecs: number, 
-/**
- * What the server is for, as the model reads it.
- */
-description: string, };
+timeoutMs: number | null, description: string, };
 
-export type McpStatusView = { "state": "connecting" } | { "state": "ready", tools: number, } | { "state": "failed", reason: string, stderr: Array<string>, } | { "state": "disabled" };
+export type McpStatusView = { "state": "connecting" } | { "state": "ready", tools: number, } | { "state": "failed", reason: string, stderr: Array<string>, } | { "state": "needs_sign_in", reason: string, } | { "state": "disabled" };
 
 export type McpToolView = { 
 /**
- * The server's own name for it.
+ * `mcp__<server>__<tool>`, as the model and the rules see it.
  */
 name: string, 
 /**
- * `mcp__<server>__<tool>`: what rules and the model use.
+ * The server's own name for it.
  */
-fullName: string, description: string, };
+tool: string, description: string, };
 
-export type McpServerView = { name: string, 
+export type McpServerView = { name: string, transport: McpTransportView, enabled: boolean, timeoutMs: number, 
 /**
- * `stdio` or `http`.
+ * What the server is for, as the model reads it.
  */
-transport: string, 
+description: string, status: McpStatusView, 
 /**
- * The command line or the URL (env and header values are not shown).
+ * Empty until the server is ready.
  */
-target: string, enabled: boolean, timeoutSecs: number, description: string, status: McpStatusView, 
+tools: Array<McpToolView>, 
 /**
- * Empty until it is ready.
+ * The file its stderr goes to (`mcp_server_log` reads its end).
  */
-tools: Array<McpToolView>, };
+logPath: string | null, 
+/**
+ * OAuth tokens are stored for it (HTTP only).
+ */
+signedIn: boolean, };
 
-export type McpImportView = { imported: Array<string>, 
-/**
- * Ignored fields and skipped entries, one line each.
- */
-warnings: Array<string>, };
+export type McpImportView = { imported: Array<string>, warnings: Array<string>, };
 
-export type McpTestView = { ok: boolean, 
+export type McpTestView = { ok: boolean, tools: Array<McpToolView>, 
 /**
- * Why it failed (with the server's last stderr lines), or empty.
+ * Why it failed, with the last stderr lines.
  */
-error: string, tools: Array<McpToolView>, };
+error: string | null, elapsedMs: number, };
+
+export type McpStatusChanged = { name: string, status: McpStatusView, };
+
+export type ElicitationAction = "accept" | "decline" | "cancel";

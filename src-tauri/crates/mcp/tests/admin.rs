@@ -1,5 +1,5 @@
 //! The MCP page's operations (`skald_mcp::admin`): every change reaches the
-//! store and the running manager together; `sync` picks up what the CLI
+//! store and the running manager together; listing picks up what the CLI
 //! wrote; a test connection reports tools or a failure with stderr.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,15 +8,31 @@ mod common;
 
 use std::time::Duration;
 
-use common::{misbehave, node, npm_server, wait_status};
-use skald_mcp::{McpManager, ServerConfig, ServerStatus, admin};
+use common::{misbehave, npm_server, script, wait_status};
+use skald_mcp::{McpManager, ServerStatus, admin};
+use skald_protocol::{McpServerInput, McpStatusView, McpTransportView};
 use skald_store::Store;
 
 const WITHIN: Duration = Duration::from_secs(30);
 
-fn everything(name: &str) -> ServerConfig {
+fn node_input(name: &str, args: Vec<String>) -> McpServerInput {
+    McpServerInput {
+        name: name.into(),
+        transport: McpTransportView::Stdio {
+            command: "node".into(),
+            args,
+            env: Default::default(),
+            cwd: None,
+        },
+        enabled: true,
+        timeout_ms: Some(30_000),
+        description: String::new(),
+    }
+}
+
+fn everything(name: &str) -> McpServerInput {
     let js = npm_server("server-everything").display().to_string();
-    ServerConfig::new(name, node(vec![js, "stdio".into()])).with_timeout(WITHIN)
+    node_input(name, vec![js, "stdio".into()])
 }
 
 #[tokio::test]
@@ -25,53 +41,52 @@ async fn save_toggle_rename_and_remove_reach_store_and_manager() {
     let store = Store::open(dir.path()).await.unwrap();
     let m = McpManager::new(Some(dir.path().join("logs")), Some(store.clone()));
 
-    assert!(
-        admin::save(&store, &m, everything("ev"), None)
-            .await
-            .unwrap()
-    );
+    admin::save(&m, &store, everything("ev"), None)
+        .await
+        .unwrap();
     wait_status(&m, "ev", WITHIN, |s| matches!(s, ServerStatus::Ready { .. })).await;
-    assert!(m.tools("ev").iter().any(|t| t.0 == "echo"));
-    assert!(store.mcp_servers().get("ev").await.unwrap().is_some());
+    let listed = admin::list(&m, &store).await;
+    assert_eq!(listed.len(), 1);
+    assert!(matches!(listed[0].status, McpStatusView::Ready { .. }));
+    assert!(listed[0].tools.iter().any(|t| t.tool == "echo"
+        && t.name == "mcp__ev__echo"
+        && !t.description.is_empty()));
 
-    let off = admin::set_enabled(&store, &m, "ev", false).await.unwrap();
-    assert!(!off.enabled);
-    assert_eq!(m.status("ev"), Some(ServerStatus::Disabled));
+    let off = admin::set_enabled(&m, &store, "ev", false).await.unwrap();
+    assert_eq!(off.status, McpStatusView::Disabled);
     assert!(!store.mcp_servers().get("ev").await.unwrap().unwrap().enabled);
-    assert!(admin::set_enabled(&store, &m, "nope", true).await.is_err());
+    assert!(admin::set_enabled(&m, &store, "nope", true).await.is_err());
 
     // An edit that renames: the old name is gone from both.
-    let renamed = everything("ev2").with_description("renamed");
-    assert!(
-        admin::save(&store, &m, renamed, Some("ev"))
-            .await
-            .unwrap()
-    );
+    let mut renamed = everything("ev2");
+    renamed.description = "renamed".into();
+    admin::save(&m, &store, renamed, Some("ev")).await.unwrap();
     assert_eq!(m.status("ev"), None);
     assert!(store.mcp_servers().get("ev").await.unwrap().is_none());
     assert_eq!(m.config("ev2").unwrap().description, "renamed");
     // A rename onto another server's name is refused, nothing lost.
-    admin::save(&store, &m, everything("other"), None)
+    admin::save(&m, &store, everything("other"), None)
         .await
         .unwrap();
-    let err = admin::save(&store, &m, everything("other"), Some("ev2"))
+    let err = admin::save(&m, &store, everything("other"), Some("ev2"))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
     assert!(store.mcp_servers().get("ev2").await.unwrap().is_some());
 
-    assert!(admin::remove(&store, &m, "ev2").await.unwrap());
+    assert!(admin::remove(&m, &store, "ev2").await.unwrap());
     assert_eq!(m.status("ev2"), None);
-    assert!(!admin::remove(&store, &m, "ev2").await.unwrap());
+    assert!(!admin::remove(&m, &store, "ev2").await.unwrap());
     m.shutdown();
 }
 
 #[tokio::test]
-async fn sync_follows_what_another_process_wrote_to_the_store() {
+async fn listing_follows_what_another_process_wrote_to_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.unwrap();
     let m = McpManager::new(None, Some(store.clone()));
     let log = dir.path().join("misbehave.log");
+    // As `skald mcp add --disabled` leaves it.
     let mut cli_added = misbehave("cli", "ok", &log, WITHIN);
     cli_added.enabled = false;
     store
@@ -81,58 +96,35 @@ async fn sync_follows_what_another_process_wrote_to_the_store() {
         .unwrap();
     m.put(misbehave("stale", "ok", &log, WITHIN));
 
-    let configs = admin::sync(&store, &m).await.unwrap();
-    assert_eq!(
-        configs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
-        ["cli"]
-    );
+    let listed = admin::list(&m, &store).await;
+    let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["cli"]);
+    assert_eq!(listed[0].status, McpStatusView::Disabled);
     assert_eq!(m.names(), ["cli"]);
-    assert_eq!(m.status("cli"), Some(ServerStatus::Disabled));
 
-    // Enabled by the CLI: the next sync starts it.
+    // Enabled by the CLI (`skald mcp enable`): the next listing starts it.
     store.mcp_servers().set_enabled("cli", true).await.unwrap();
-    admin::sync(&store, &m).await.unwrap();
+    admin::list(&m, &store).await;
     wait_status(&m, "cli", WITHIN, |s| matches!(s, ServerStatus::Ready { .. })).await;
     m.shutdown();
 }
 
 #[tokio::test]
-async fn import_stores_usable_entries_and_reports_the_rest() {
+async fn a_test_connection_lists_tools_or_says_why_with_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.unwrap();
-    let m = McpManager::new(None, Some(store.clone()));
-    let text = r#"{"mcpServers": {
-        "off": {"command": "node", "args": ["x.js"], "disabled": true, "alwaysAllow": []},
-        "bad__name": {"command": "x"}
-    }}"#;
-    let report = admin::import(&store, &m, text).await.unwrap();
-    assert_eq!(report.servers.len(), 1);
-    assert!(
-        report.warnings.iter().any(|w| w.contains("alwaysAllow")),
-        "{:?}",
-        report.warnings
-    );
-    assert!(store.mcp_servers().get("off").await.unwrap().is_some());
-    assert_eq!(m.status("off"), Some(ServerStatus::Disabled));
-    let err = admin::import(&store, &m, r#"{"mcpServers": {"a__b": {"command": "x"}}}"#)
-        .await
-        .unwrap_err();
-    assert!(err.to_string().contains("no server could be imported"), "{err}");
-    m.shutdown();
-}
+    let ok = admin::test(&store, everything("probe")).await;
+    assert!(ok.ok, "{:?}", ok.error);
+    assert!(ok.tools.iter().any(|t| t.tool == "echo"));
+    // Nothing was stored.
+    assert!(store.mcp_servers().list().await.unwrap().is_empty());
 
-#[tokio::test]
-async fn a_test_connection_lists_tools_or_says_why_with_stderr() {
-    let tools = admin::test(None, everything("probe")).await.unwrap();
-    assert!(tools.iter().any(|(n, d)| n == "echo" && !d.is_empty()));
-
-    let dir = tempfile::tempdir().unwrap();
-    let err = admin::test(
-        None,
-        misbehave("broken", "crash-start", &dir.path().join("l"), WITHIN),
+    let broken = admin::test(
+        &store,
+        node_input("broken", vec![script("misbehave.mjs"), "crash-start".into()]),
     )
-    .await
-    .unwrap_err()
-    .to_string();
+    .await;
+    assert!(!broken.ok);
+    let err = broken.error.unwrap_or_default();
     assert!(err.contains("cannot open the frobnicator"), "{err}");
 }

@@ -13,15 +13,15 @@ use crate::{
     ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
+};
+use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
 use crate::{TaskDetailView, TaskRunView, TaskView};
-use crate::{
-    McpImportView, McpServerInput, McpServerView, McpStatusView, McpTestView, McpToolView,
-    McpTransportView,
-};
 
 /// First line of the generated file, so nobody edits it by hand.
 pub const HEADER: &str =
@@ -107,6 +107,8 @@ exported![
     McpServerView,
     McpImportView,
     McpTestView,
+    McpStatusChanged,
+    ElicitationAction,
 ];
 
 /// The full TypeScript source of `ui/src/bindings.ts`.

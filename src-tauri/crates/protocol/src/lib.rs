@@ -29,8 +29,8 @@ pub use companion::{
 pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
 pub use mcp::{
-    McpImportView, McpServerInput, McpServerView, McpStatusView, McpTestView, McpToolView,
-    McpTransportView,
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
 };
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{

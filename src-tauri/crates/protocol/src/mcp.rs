@@ -1,39 +1,30 @@
-//! MCP servers as the MCP page shows and edits them.
+//! The MCP page: configured servers with their status, tools and log; what
+//! adding, editing, importing, testing and signing in send and return.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// How Skald reaches a server, as the page edits it. `${NAME}` in env and
-/// header values is filled from Skald's secrets when it connects.
+/// How Skald reaches a server. `${NAME}` in env values and header values
+/// is filled from Skald's secrets when it connects (never shown).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "transport", rename_all = "snake_case")]
 pub enum McpTransportView {
     Stdio {
         command: String,
+        #[serde(default)]
         args: Vec<String>,
+        #[serde(default)]
         env: BTreeMap<String, String>,
+        #[serde(default)]
         cwd: Option<String>,
     },
     Http {
         url: String,
+        #[serde(default)]
         headers: BTreeMap<String, String>,
     },
-}
-
-/// A server's whole configuration: what the edit form loads and saves.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct McpServerInput {
-    pub name: String,
-    pub transport: McpTransportView,
-    pub enabled: bool,
-    /// Per-call timeout in seconds.
-    #[ts(type = "number")]
-    pub timeout_secs: u64,
-    /// What the server is for, as the model reads it.
-    pub description: String,
 }
 
 /// Where a server is.
@@ -41,63 +32,108 @@ pub struct McpServerInput {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum McpStatusView {
     Connecting,
-    #[serde(rename_all = "camelCase")]
     Ready {
-        #[ts(type = "number")]
-        tools: usize,
+        tools: u32,
     },
     /// Why, with the last lines of its stderr; a restart is scheduled.
     Failed {
         reason: String,
         stderr: Vec<String>,
     },
+    /// An HTTP server answered 401: sign in (`mcp_sign_in`) first.
+    NeedsSignIn {
+        reason: String,
+    },
     Disabled,
 }
 
-/// One tool of a server.
+/// One tool of a ready server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpToolView {
-    /// The server's own name for it.
+    /// `mcp__<server>__<tool>`, as the model and the rules see it.
     pub name: String,
-    /// `mcp__<server>__<tool>`: what rules and the model use.
-    pub full_name: String,
+    /// The server's own name for it.
+    pub tool: String,
     pub description: String,
 }
 
-/// A configured server with its live state, for the list.
+/// One configured server (the MCP page's row).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerView {
     pub name: String,
-    /// `stdio` or `http`.
-    pub transport: String,
-    /// The command line or the URL (env and header values are not shown).
-    pub target: String,
+    pub transport: McpTransportView,
     pub enabled: bool,
     #[ts(type = "number")]
-    pub timeout_secs: u64,
+    pub timeout_ms: u64,
+    /// What the server is for, as the model reads it.
     pub description: String,
     pub status: McpStatusView,
-    /// Empty until it is ready.
+    /// Empty until the server is ready.
     pub tools: Vec<McpToolView>,
+    /// The file its stderr goes to (`mcp_server_log` reads its end).
+    pub log_path: Option<String>,
+    /// OAuth tokens are stored for it (HTTP only).
+    pub signed_in: bool,
 }
 
-/// What an import stored and what it reported.
+/// What the add/edit form sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerInput {
+    pub name: String,
+    pub transport: McpTransportView,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Per-call timeout; 60 000 when absent.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub description: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What an import did: servers stored, fields ignored, entries skipped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpImportView {
     pub imported: Vec<String>,
-    /// Ignored fields and skipped entries, one line each.
     pub warnings: Vec<String>,
 }
 
-/// The outcome of a test connection.
+/// "Test connection": a throwaway connection with the form's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct McpTestView {
     pub ok: bool,
-    /// Why it failed (with the server's last stderr lines), or empty.
-    pub error: String,
     pub tools: Vec<McpToolView>,
+    /// Why it failed, with the last stderr lines.
+    pub error: Option<String>,
+    #[ts(type = "number")]
+    pub elapsed_ms: u64,
+}
+
+/// Payload of the `mcp-status` event: one server's status changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct McpStatusChanged {
+    pub name: String,
+    pub status: McpStatusView,
+}
+
+/// How the person answers an MCP server's elicitation (a form question).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ElicitationAction {
+    /// Submit the form's `content`.
+    Accept,
+    /// Refuse to give what was asked.
+    Decline,
+    /// Dismiss without choosing.
+    Cancel,
 }

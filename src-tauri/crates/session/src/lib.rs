@@ -27,6 +27,7 @@ mod ids;
 mod inbox;
 mod interface;
 mod known_tools;
+mod mcp_requests;
 pub mod notes;
 mod provider;
 mod resume;
@@ -59,5 +60,6 @@ pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, 
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
+pub use mcp_requests::{ALLOW_SAMPLING_SETTING, parse_reply as parse_elicitation_reply};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;
