@@ -277,6 +277,31 @@ export type NewProviderInput = { kind: ProviderKindView, name: string, baseUrl: 
  */
 model: string, };
 
+export type ProviderEditInput = { name: string, 
+/**
+ * `None`: the kind's default (or the environment's).
+ */
+baseUrl: string | null, 
+/**
+ * `None` (or blank) keeps the stored key; see `clear_api_key`.
+ */
+apiKey: string | null, 
+/**
+ * Forgets the stored key (an endpoint that needs none).
+ */
+clearApiKey: boolean, 
+/**
+ * The model to use with it: added if new, made the default when this
+ * provider holds the default (or nothing does).
+ */
+model: string, };
+
+export type ProviderTestView = { 
+/**
+ * The URL asked (the provider's base URL, or the default it falls back to).
+ */
+baseUrl: string, ok: boolean, models: Array<string>, error: string | null, elapsedMs: number, };
+
 export type RuleActionView = "allow" | "require" | "deny";
 
 export type GroupView = { name: string, description: string, 

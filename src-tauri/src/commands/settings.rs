@@ -1,8 +1,8 @@
 //! Provider settings: thin calls into `skald_session::services::providers`.
 
 use skald_protocol::{
-    EnvEndpointView, IpcError, LocalOllamaView, NewProviderInput, ProviderKind, ProviderView,
-    ReasoningSetting,
+    EnvEndpointView, IpcError, LocalOllamaView, NewProviderInput, ProviderEditInput, ProviderKind,
+    ProviderTestView, ProviderView, ReasoningSetting,
 };
 use skald_session::services::providers;
 
@@ -65,4 +65,54 @@ pub async fn set_env_model(
     model: String,
 ) -> Result<(), IpcError> {
     Ok(providers::set_env_model(&state.store, kind, &model).await?)
+}
+
+/// Changes a stored provider (a blank key keeps the stored one).
+#[tauri::command]
+pub async fn edit_provider(
+    state: tauri::State<'_, AppState>,
+    id: String,
+    input: ProviderEditInput,
+) -> Result<ProviderView, IpcError> {
+    Ok(providers::edit(&state.store, &id, input).await?)
+}
+
+/// Deletes a provider with its models and key; `false`: there was none.
+#[tauri::command]
+pub async fn delete_provider(
+    state: tauri::State<'_, AppState>,
+    id: String,
+) -> Result<bool, IpcError> {
+    Ok(providers::delete(&state.store, &id).await?)
+}
+
+/// Asks a stored provider's endpoint for its models (Test connection).
+#[tauri::command]
+pub async fn test_provider(
+    state: tauri::State<'_, AppState>,
+    id: String,
+) -> Result<ProviderTestView, IpcError> {
+    let env = skald_llm::ProviderConfig::from_env();
+    Ok(providers::test(&state.store, &id, &env).await?)
+}
+
+/// Asks an endpoint not saved yet for its models (the add form's Discover).
+#[tauri::command]
+pub async fn probe_provider(
+    kind: ProviderKind,
+    base_url: Option<String>,
+    api_key: Option<String>,
+) -> ProviderTestView {
+    let env = skald_llm::ProviderConfig::from_env();
+    providers::probe(kind, base_url.as_deref(), api_key.as_deref(), &env).await
+}
+
+/// Makes `model` (added if new) the default, with this provider.
+#[tauri::command]
+pub async fn use_provider_model(
+    state: tauri::State<'_, AppState>,
+    id: String,
+    model: String,
+) -> Result<ProviderView, IpcError> {
+    Ok(providers::use_model(&state.store, &id, &model, true).await?)
 }

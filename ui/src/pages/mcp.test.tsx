@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { McpServerInput, McpServerView } from "../bindings";
+import type { McpServerView, McpTestView } from "../bindings";
 import { mountSolid } from "../solid";
 import { McpPage, type McpDeps } from "./mcp";
 import { parsePairs } from "./mcp_form";
@@ -10,21 +10,22 @@ const flush = async () => {
 
 const ready: McpServerView = {
   name: "everything",
-  transport: "stdio",
-  target: "node everything.js stdio",
+  transport: { transport: "stdio", command: "node", args: ["everything.js", "stdio"], env: { TOKEN: "${GH}" }, cwd: null },
   enabled: true,
-  timeoutSecs: 60,
+  timeoutMs: 60_000,
   description: "the reference server",
   status: { state: "ready", tools: 2 },
   tools: [
-    { name: "echo", fullName: "mcp__everything__echo", description: "Echoes back the input" },
-    { name: "add", fullName: "mcp__everything__add", description: "Adds two numbers" },
+    { name: "mcp__everything__echo", tool: "echo", description: "Echoes back the input" },
+    { name: "mcp__everything__add", tool: "add", description: "Adds two numbers" },
   ],
+  logPath: "/data/mcp-logs/everything.log",
+  signedIn: false,
 };
 const failed: McpServerView = {
   ...ready,
   name: "broken",
-  target: "node broken.js",
+  transport: { transport: "stdio", command: "node", args: ["broken.js"], env: {}, cwd: null },
   description: "",
   status: { state: "failed", reason: "MCP handshake failed: connection closed", stderr: ["fatal: cannot open the frobnicator"] },
   tools: [],
@@ -32,30 +33,30 @@ const failed: McpServerView = {
 const remote: McpServerView = {
   ...ready,
   name: "remote",
-  transport: "http",
-  target: "https://example.invalid/mcp",
+  transport: { transport: "http", url: "https://example.invalid/mcp", headers: {} },
   enabled: false,
   status: { state: "disabled" },
   tools: [],
+};
+const locked: McpServerView = {
+  ...remote,
+  name: "locked",
+  enabled: true,
+  status: { state: "needs_sign_in", reason: "the server asks for OAuth sign-in" },
 };
 
 function fakeDeps(list: McpServerView[]): McpDeps & { list: ReturnType<typeof vi.fn> } {
   return {
     list: vi.fn(async () => list),
-    get: vi.fn(async (name: string): Promise<McpServerInput> => ({
-      name,
-      transport: { transport: "stdio", command: "node", args: ["everything.js", "stdio"], env: { TOKEN: "${GH}" }, cwd: null },
-      enabled: true,
-      timeoutSecs: 60,
-      description: "the reference server",
-    })),
     save: vi.fn(async () => ready),
     remove: vi.fn(async () => true),
     setEnabled: vi.fn(async () => ready),
     import: vi.fn(async () => ({ imported: ["fs"], warnings: ["fs: field `alwaysAllow` ignored"] })),
     log: vi.fn(async () => "line one\nline two\n"),
-    test: vi.fn(async () => ({ ok: true, error: "", tools: ready.tools })),
-    reconnect: vi.fn(async () => true),
+    test: vi.fn(async (): Promise<McpTestView> => ({ ok: true, error: null, tools: ready.tools, elapsedMs: 420 })),
+    retry: vi.fn(async () => true),
+    signIn: vi.fn(async () => ready),
+    signOut: vi.fn(async () => ready),
     errorMessage: (e: unknown) => (e instanceof Error ? e.message : String(e)),
   };
 }
@@ -98,8 +99,10 @@ describe("the MCP page", () => {
     expect(q(row("everything"), "[data-testid=mcp-reconnect]")).toBeNull();
     expect(q(row("remote"), "[data-testid=mcp-status]").textContent).toBe("disabled");
     expect(q<HTMLInputElement>(row("remote"), "[data-testid=mcp-enabled]").checked).toBe(false);
-    // No sign-in without the backend command.
-    expect(root.querySelector("[data-testid=mcp-sign-in]")).toBeNull();
+    // Signing in is for HTTP servers only.
+    expect(Array.from(root.querySelectorAll("[data-testid=mcp-sign-in]")).map((b) => (b.closest("[data-server]") as HTMLElement).dataset.server)).toEqual(["remote"]);
+    expect(q(row("remote"), ".mcp-target").textContent).toBe("https://example.invalid/mcp");
+    expect(q(row("everything"), ".mcp-target").textContent).toBe("node everything.js stdio");
   });
 
   it("follows status changes live and keeps an open log across refreshes", async () => {
@@ -132,7 +135,7 @@ describe("the MCP page", () => {
     expect(deps.setEnabled).toHaveBeenCalledWith("everything", false);
     click(root, "[data-server=broken] [data-testid=mcp-reconnect]");
     await flush();
-    expect(deps.reconnect).toHaveBeenCalledWith("broken");
+    expect(deps.retry).toHaveBeenCalledWith("broken");
     click(root, "[data-server=broken] [data-testid=mcp-remove]");
     await flush();
     expect(deps.remove).not.toHaveBeenCalled();
@@ -160,7 +163,7 @@ describe("the MCP page", () => {
         name: "everything",
         transport: { transport: "stdio", command: "node", args: ["/srv/everything.js", "stdio"], env: { TOKEN: "${GH}", DEBUG: "1" }, cwd: null },
         enabled: true,
-        timeoutSecs: 30,
+        timeoutMs: 30_000,
         description: "",
       },
       null,
@@ -199,7 +202,6 @@ describe("the MCP page", () => {
     await flush();
     click(root, "[data-server=everything] [data-testid=mcp-edit]");
     await flush();
-    expect(deps.get).toHaveBeenCalledWith("everything");
     expect(q<HTMLTextAreaElement>(root, "[name=mcp-args]").value).toBe("everything.js\nstdio");
     expect(q<HTMLTextAreaElement>(root, "[name=mcp-env]").value).toBe("TOKEN=${GH}");
     type(root, "[name=mcp-name]", "ev2");
@@ -221,7 +223,7 @@ describe("the MCP page", () => {
     expect(deps.save).not.toHaveBeenCalled();
     expect(q(root, "[data-testid=mcp-test-result]").dataset.ok).toBe("true");
     expect(root.querySelectorAll("[data-testid=mcp-test-result] [data-tool]").length).toBe(2);
-    (deps.test as ReturnType<typeof vi.fn>).mockImplementation(async () => ({ ok: false, error: "cannot start the server: no such file\nlast stderr lines:\nboom", tools: [] }));
+    (deps.test as ReturnType<typeof vi.fn>).mockImplementation(async () => ({ ok: false, error: "cannot start the server: no such file\nlast stderr lines:\nboom", tools: [], elapsedMs: 3 }));
     click(root, "[data-testid=mcp-test]");
     await flush();
     expect(q(root, "[data-testid=mcp-test-result]").dataset.ok).toBe("false");
@@ -243,14 +245,37 @@ describe("the MCP page", () => {
     expect(q(root, "[data-testid=mcp-import-result]").textContent).toContain("alwaysAllow");
   });
 
-  it("offers Sign in on HTTP servers once the backend can", async () => {
-    const deps = { ...fakeDeps([ready, remote]), signIn: vi.fn(async () => undefined) };
+  it("offers Sign in on HTTP servers, says why one needs it, and Sign out once signed in", async () => {
+    const deps = fakeDeps([ready, locked, { ...remote, name: "in", enabled: true, status: { state: "ready", tools: 0 }, signedIn: true }]);
     const root = mount(deps);
     await flush();
     expect(root.querySelector("[data-server=everything] [data-testid=mcp-sign-in]")).toBeNull();
-    click(root, "[data-server=remote] [data-testid=mcp-sign-in]");
+    expect(q(root, "[data-server=locked] [data-testid=mcp-status]").textContent).toBe("needs sign-in");
+    expect(q(root, "[data-server=locked] [data-testid=mcp-failure]").textContent).toBe("the server asks for OAuth sign-in");
+    click(root, "[data-server=locked] [data-testid=mcp-sign-in]");
     await flush();
-    expect(deps.signIn).toHaveBeenCalledWith("remote");
+    expect(deps.signIn).toHaveBeenCalledWith("locked");
+    expect(root.querySelector("[data-server=in] [data-testid=mcp-sign-in]")).toBeNull();
+    expect(q(root, "[data-server=in] [data-testid=mcp-signed-in]")).not.toBeNull();
+    click(root, "[data-server=in] [data-testid=mcp-sign-out]");
+    await flush();
+    expect(deps.signOut).toHaveBeenCalledWith("in");
+  });
+
+  it("refreshes at once on a status event and stops listening when disposed", async () => {
+    let fire: () => void = () => undefined;
+    const unlisten = vi.fn();
+    const deps = { ...fakeDeps([{ ...ready, status: { state: "connecting" as const }, tools: [] }]), onStatus: vi.fn(async (h: () => void) => ((fire = h), unlisten)) };
+    const root = mount(deps);
+    await flush();
+    expect(q(root, "[data-server=everything]").dataset.state).toBe("connecting");
+    deps.list.mockImplementation(async () => [ready]);
+    fire();
+    await flush();
+    expect(q(root, "[data-server=everything]").dataset.state).toBe("ready");
+    dispose?.();
+    dispose = null;
+    expect(unlisten).toHaveBeenCalled();
   });
 });
 

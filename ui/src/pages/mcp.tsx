@@ -6,41 +6,57 @@
 import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from "solid-js";
 import { createStore, reconcile } from "solid-js/store";
 import { errorMessage } from "../api";
-import type { McpServerInput, McpServerView, McpStatusView } from "../bindings";
+import { listen } from "@tauri-apps/api/event";
+import type { McpServerInput, McpServerView, McpStatusView, McpTransportView } from "../bindings";
 import * as cmd from "../commands";
-import { mountSolid } from "../solid";
 import { ImportPanel, ServerForm, ToolList } from "./mcp_form";
 import "./mcp.css";
 
 export type McpDeps = {
   list: () => Promise<McpServerView[]>;
-  get: (name: string) => Promise<McpServerInput>;
-  save: (input: McpServerInput, previous: string | null) => Promise<unknown>;
+  save: (input: McpServerInput, previousName: string | null) => Promise<unknown>;
   remove: (name: string) => Promise<boolean>;
   setEnabled: (name: string, enabled: boolean) => Promise<unknown>;
   import: typeof cmd.mcpImport;
   log: (name: string) => Promise<string>;
   test: typeof cmd.mcpTestServer;
-  reconnect: (name: string) => Promise<boolean>;
-  /** OAuth sign-in for an HTTP server, once the backend offers it. */
-  signIn?: (name: string) => Promise<unknown>;
+  retry: (name: string) => Promise<boolean>;
+  /** OAuth for an HTTP server: opens the browser, resolves after the redirect. */
+  signIn: (name: string) => Promise<unknown>;
+  signOut: (name: string) => Promise<unknown>;
+  /** Calls `handler` on every server status change; resolves to an unlisten. */
+  onStatus?: (handler: () => void) => Promise<() => void>;
   errorMessage: (e: unknown) => string;
 };
 
-export const REFRESH_MS = 1000;
+/** The safety net under the `mcp-status` event (and what shows servers the
+ *  CLI added meanwhile). */
+export const REFRESH_MS = 3000;
 
 const realDeps: McpDeps = {
   list: cmd.mcpListServers,
-  get: cmd.mcpGetServer,
   save: cmd.mcpSaveServer,
   remove: cmd.mcpRemoveServer,
   setEnabled: cmd.mcpSetEnabled,
   import: cmd.mcpImport,
   log: cmd.mcpServerLog,
   test: cmd.mcpTestServer,
-  reconnect: cmd.mcpReconnect,
+  retry: cmd.mcpRetry,
+  signIn: cmd.mcpSignIn,
+  signOut: cmd.mcpSignOut,
+  onStatus: (handler) => listen("mcp-status", () => handler()),
   errorMessage,
 };
+
+/** The command line or the URL (env and header values are not shown). */
+export function targetOf(t: McpTransportView): string {
+  return t.transport === "stdio" ? [t.command, ...t.args].join(" ") : t.url;
+}
+
+/** What the edit form starts from. */
+function inputOf(s: McpServerView): McpServerInput {
+  return { name: s.name, transport: s.transport, enabled: s.enabled, timeoutMs: s.timeoutMs, description: s.description };
+}
 
 export function statusText(s: McpStatusView): string {
   switch (s.state) {
@@ -48,6 +64,8 @@ export function statusText(s: McpStatusView): string {
       return `ready · ${s.tools} tool${s.tools === 1 ? "" : "s"}`;
     case "failed":
       return "failed";
+    case "needs_sign_in":
+      return "needs sign-in";
     default:
       return s.state;
   }
@@ -80,13 +98,22 @@ export function McpPage(props: { deps: McpDeps; refreshMs?: number }) {
     }
     await refresh();
   };
-  const edit = (name: string) =>
-    act(async () => setPanel({ kind: "edit", input: await deps.get(name) }));
+  const edit = (s: McpServerView) => setPanel({ kind: "edit", input: inputOf(s) });
 
   onMount(() => {
     void refresh();
     const timer = setInterval(() => void refresh(), props.refreshMs ?? REFRESH_MS);
-    onCleanup(() => clearInterval(timer));
+    let unlisten: (() => void) | null = null;
+    let gone = false;
+    deps.onStatus?.(() => void refresh()).then(
+      (u) => (gone ? u() : (unlisten = u)),
+      () => undefined,
+    );
+    onCleanup(() => {
+      gone = true;
+      clearInterval(timer);
+      unlisten?.();
+    });
   });
 
   const formDeps = { save: deps.save, test: deps.test, errorMessage: deps.errorMessage };
@@ -150,11 +177,17 @@ function ServerRow(props: {
   server: McpServerView;
   deps: McpDeps;
   act: (what: () => Promise<unknown>) => Promise<void>;
-  edit: (name: string) => void;
+  edit: (s: McpServerView) => void;
 }) {
   const s = () => props.server;
   const [log, setLog] = createSignal<string | null>(null);
   const [confirmRemove, setConfirmRemove] = createSignal(false);
+  const [signingIn, setSigningIn] = createSignal(false);
+  const signIn = async () => {
+    setSigningIn(true);
+    await props.act(() => props.deps.signIn(s().name));
+    setSigningIn(false);
+  };
   const showLog = async () => {
     if (log() !== null) return setLog(null);
     try {
@@ -164,6 +197,8 @@ function ServerRow(props: {
     }
   };
   const failed = () => (s().status.state === "failed" ? (s().status as Extract<McpStatusView, { state: "failed" }>) : null);
+  const signInWhy = () => (s().status.state === "needs_sign_in" ? (s().status as Extract<McpStatusView, { state: "needs_sign_in" }>).reason : null);
+  const http = () => s().transport.transport === "http";
   return (
     <li class="mcp-server" data-testid="mcp-server" data-server={s().name} data-state={s().status.state}>
       <div class="mcp-head">
@@ -171,13 +206,25 @@ function ServerRow(props: {
         <span class={`badge mcp-status mcp-${s().status.state}`} data-testid="mcp-status">
           {statusText(s().status)}
         </span>
-        <span class="badge">{s().transport}</span>
-        <code class="mcp-target" title={s().target}>
-          {s().target}
+        <span class="badge">{s().transport.transport}</span>
+        <Show when={s().signedIn}>
+          <span class="badge mcp-signed-in" data-testid="mcp-signed-in">
+            signed in
+          </span>
+        </Show>
+        <code class="mcp-target" title={targetOf(s().transport)}>
+          {targetOf(s().transport)}
         </code>
       </div>
       <Show when={s().description}>
         <p class="mcp-description">{s().description}</p>
+      </Show>
+      <Show when={signInWhy()}>
+        {(why) => (
+          <p class="mcp-failure error" data-testid="mcp-failure">
+            {why()}
+          </p>
+        )}
       </Show>
       <Show when={failed()}>
         {(f) => (
@@ -202,23 +249,26 @@ function ServerRow(props: {
           />{" "}
           Enabled
         </label>
-        <button type="button" data-testid="mcp-edit" onClick={() => props.edit(s().name)}>
+        <button type="button" data-testid="mcp-edit" onClick={() => props.edit(s())}>
           Edit
         </button>
         <button type="button" data-testid="mcp-log" onClick={() => void showLog()}>
           {log() === null ? "Log" : "Hide log"}
         </button>
         <Show when={s().status.state === "failed"}>
-          <button type="button" data-testid="mcp-reconnect" onClick={() => void props.act(() => props.deps.reconnect(s().name))}>
+          <button type="button" data-testid="mcp-reconnect" onClick={() => void props.act(() => props.deps.retry(s().name))}>
             Retry now
           </button>
         </Show>
-        <Show when={s().transport === "http" && props.deps.signIn}>
-          {(signIn) => (
-            <button type="button" data-testid="mcp-sign-in" onClick={() => void props.act(() => signIn()(s().name))}>
-              Sign in
-            </button>
-          )}
+        <Show when={http() && !s().signedIn}>
+          <button type="button" class={signInWhy() ? "send" : ""} data-testid="mcp-sign-in" disabled={signingIn()} onClick={() => void signIn()}>
+            {signingIn() ? "Waiting for the browser…" : "Sign in"}
+          </button>
+        </Show>
+        <Show when={http() && s().signedIn}>
+          <button type="button" data-testid="mcp-sign-out" onClick={() => void props.act(() => props.deps.signOut(s().name))}>
+            Sign out
+          </button>
         </Show>
         <Show
           when={confirmRemove()}
@@ -253,15 +303,7 @@ function ServerRow(props: {
   );
 }
 
-let dispose: (() => void) | null = null;
-
-/** Stops the page's refresh (another page is shown). */
-export function disposeMcp(): void {
-  dispose?.();
-  dispose = null;
-}
-
-export function mountMcp(container: HTMLElement, deps: McpDeps = realDeps): void {
-  disposeMcp();
-  dispose = mountSolid(container, () => <McpPage deps={deps} />);
+/** The page as the router mounts it (`#/mcp`). */
+export function McpScreen() {
+  return <McpPage deps={realDeps} />;
 }

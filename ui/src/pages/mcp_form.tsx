@@ -1,10 +1,10 @@
 // The MCP page's add/edit form (stdio: command, args, env, cwd; or a URL
 // with headers) with its test connection, and the import panel.
 import { createSignal, For, Show } from "solid-js";
-import type { McpImportView, McpServerInput, McpTestView, McpTransportView } from "../bindings";
+import type { McpImportView, McpServerInput, McpTestView, McpToolView, McpTransportView } from "../bindings";
 
 export type FormDeps = {
-  save: (input: McpServerInput, previous: string | null) => Promise<unknown>;
+  save: (input: McpServerInput, previousName: string | null) => Promise<unknown>;
   test: (input: McpServerInput) => Promise<McpTestView>;
   errorMessage: (e: unknown) => string;
 };
@@ -34,7 +34,7 @@ const EMPTY: McpServerInput = {
   name: "",
   transport: { transport: "stdio", command: "", args: [], env: {}, cwd: null },
   enabled: true,
-  timeoutSecs: 60,
+  timeoutMs: 60_000,
   description: "",
 };
 
@@ -52,7 +52,7 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
   const [url, setUrl] = createSignal(http?.url ?? "");
   const [headers, setHeaders] = createSignal(formatPairs(http?.headers ?? {}, ":"));
   const [description, setDescription] = createSignal(init.description);
-  const [timeout, setTimeoutSecs] = createSignal(String(init.timeoutSecs));
+  const [timeout, setTimeoutSecs] = createSignal(String(Math.max(1, Math.round((init.timeoutMs ?? 60_000) / 1000))));
   const [enabled, setEnabled] = createSignal(init.enabled);
   const [error, setError] = createSignal("");
   const [busy, setBusy] = createSignal<"" | "save" | "test">("");
@@ -75,7 +75,7 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
             cwd: cwd().trim() || null,
           }
         : { transport: "http", url: url().trim(), headers: parsePairs(headers(), ":") };
-    return { name: name().trim(), transport, enabled: enabled(), timeoutSecs: secs, description: description().trim() };
+    return { name: name().trim(), transport, enabled: enabled(), timeoutMs: secs * 1000, description: description().trim() };
   };
 
   const run = async (what: "save" | "test") => {
@@ -192,9 +192,9 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
       <Show when={tested()}>
         {(t) => (
           <div class="mcp-test" data-testid="mcp-test-result" data-ok={String(t().ok)}>
-            <Show when={t().ok} fallback={<pre class="mcp-stderr error">{t().error}</pre>}>
+            <Show when={t().ok} fallback={<pre class="mcp-stderr error">{t().error ?? "it did not connect"}</pre>}>
               <p>
-                Connected: {t().tools.length} tool{t().tools.length === 1 ? "" : "s"}.
+                Connected in {t().elapsedMs} ms: {t().tools.length} tool{t().tools.length === 1 ? "" : "s"}.
               </p>
               <ToolList tools={t().tools} />
             </Show>
@@ -206,13 +206,13 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
 }
 
 /** A server's tools with their descriptions. */
-export function ToolList(props: { tools: { name: string; fullName: string; description: string }[] }) {
+export function ToolList(props: { tools: McpToolView[] }) {
   return (
     <ul class="mcp-tools" data-testid="mcp-tools">
       <For each={props.tools}>
         {(t) => (
-          <li data-tool={t.name} title={t.fullName}>
-            <code>{t.name}</code>
+          <li data-tool={t.tool} title={t.name}>
+            <code>{t.tool}</code>
             <Show when={t.description}>
               <span class="muted"> — {t.description}</span>
             </Show>
@@ -273,7 +273,7 @@ export function ImportPanel(props: {
       <Show when={result()}>
         {(r) => (
           <div data-testid="mcp-import-result">
-            <p>Imported: {r().imported.join(", ")}</p>
+            <p>{r().imported.length ? `Imported: ${r().imported.join(", ")}` : "Nothing was imported."}</p>
             <Show when={r().warnings.length}>
               <ul class="mcp-warnings">
                 <For each={r().warnings}>{(w) => <li>{w}</li>}</For>

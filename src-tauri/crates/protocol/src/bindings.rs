@@ -21,6 +21,7 @@ use crate::{
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
 use crate::{PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView};
+use crate::{ProviderEditInput, ProviderTestView};
 use crate::{TaskDetailView, TaskRunView, TaskView};
 
 /// First line of the generated file, so nobody edits it by hand.
@@ -77,6 +78,8 @@ exported![
     LocalOllamaView,
     EnvEndpointView,
     NewProviderInput,
+    ProviderEditInput,
+    ProviderTestView,
     RuleActionView,
     GroupView,
     RuleView,

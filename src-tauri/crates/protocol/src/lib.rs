@@ -38,8 +38,8 @@ pub use session::{
     TurnOutcome, UsageView,
 };
 pub use settings::{
-    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
-    ReasoningSetting, UnknownProviderKind,
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderEditInput, ProviderKind,
+    ProviderTestView, ProviderView, ReasoningSetting, UnknownProviderKind,
 };
 pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use tools::{

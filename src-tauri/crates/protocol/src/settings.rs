@@ -158,3 +158,35 @@ pub struct EnvEndpointView {
     /// The model picked for it, remembered across launches.
     pub chosen: Option<String>,
 }
+
+/// What the Settings page's "edit provider" form sends. The kind stays as
+/// it was added (a different protocol is a different provider).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderEditInput {
+    pub name: String,
+    /// `None`: the kind's default (or the environment's).
+    pub base_url: Option<String>,
+    /// `None` (or blank) keeps the stored key; see `clear_api_key`.
+    pub api_key: Option<String>,
+    /// Forgets the stored key (an endpoint that needs none).
+    #[serde(default)]
+    pub clear_api_key: bool,
+    /// The model to use with it: added if new, made the default when this
+    /// provider holds the default (or nothing does).
+    pub model: String,
+}
+
+/// What "Test connection" found: the endpoint's model list, or why there
+/// is none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderTestView {
+    /// The URL asked (the provider's base URL, or the default it falls back to).
+    pub base_url: String,
+    pub ok: bool,
+    pub models: Vec<String>,
+    pub error: Option<String>,
+    #[ts(type = "number")]
+    pub elapsed_ms: u64,
+}

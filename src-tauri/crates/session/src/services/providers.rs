@@ -3,12 +3,14 @@
 //! change. The provider kind is one enum (`skald_protocol::ProviderKind`)
 //! from the form through the store to the endpoint list.
 
-use skald_llm::ProviderConfig;
+use std::time::Instant;
+
+use skald_llm::{ModelApi, ProviderConfig};
 use skald_protocol::{
-    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,
-    ReasoningSetting,
+    EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderEditInput, ProviderKind,
+    ProviderTestView, ProviderView, ReasoningSetting,
 };
-use skald_store::{NewModel, NewProvider, Store, StoreError};
+use skald_store::{NewModel, NewProvider, ProviderRow, Store, StoreError};
 
 use super::ServiceError;
 use crate::EnvModelChoice;
@@ -57,13 +59,7 @@ pub async fn add(store: &Store, input: NewProviderInput) -> Result<ProviderView,
     if model.is_empty() {
         return Err(ServiceError::invalid("a model name is required"));
     }
-    if let Some(url) = &input.base_url
-        && !(url.starts_with("http://") || url.starts_with("https://"))
-    {
-        return Err(ServiceError::invalid(
-            "the base URL must start with http:// or https://",
-        ));
-    }
+    check_base_url(input.base_url.as_deref())?;
     let taken: Vec<String> = store
         .providers()
         .list()
@@ -143,6 +139,202 @@ pub async fn set_model_reasoning(
         .set_reasoning(model_id, reasoning.map(ReasoningSetting::as_str))
         .await
         .map_err(storage)
+}
+
+fn check_base_url(url: Option<&str>) -> Result<(), ServiceError> {
+    match url {
+        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => Err(
+            ServiceError::invalid("the base URL must start with http:// or https://"),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn blank_to_none(s: Option<&str>) -> Option<String> {
+    s.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+async fn row(store: &Store, id: &str) -> Result<ProviderRow, ServiceError> {
+    store
+        .providers()
+        .get(id)
+        .await
+        .map_err(storage)?
+        .ok_or_else(|| ServiceError::NotFound(format!("no provider `{id}`")))
+}
+
+async fn view(store: &Store, id: &str) -> Result<ProviderView, ServiceError> {
+    list(store)
+        .await?
+        .into_iter()
+        .find(|p| p.id == id)
+        .ok_or_else(|| ServiceError::NotFound(format!("no provider `{id}`")))
+}
+
+/// Changes a provider's name, base URL, key and model. A blank key keeps the
+/// stored one (the form never shows it); `clear_api_key` forgets it.
+pub async fn edit(
+    store: &Store,
+    id: &str,
+    input: ProviderEditInput,
+) -> Result<ProviderView, ServiceError> {
+    let model = input.model.trim();
+    if model.is_empty() {
+        return Err(ServiceError::invalid("a model name is required"));
+    }
+    let base_url = blank_to_none(input.base_url.as_deref());
+    check_base_url(base_url.as_deref())?;
+    let old = row(store, id).await?;
+    let name = match input.name.trim() {
+        "" => old.name.clone(),
+        n => n.to_string(),
+    };
+    let mut api_key_secret = old.api_key_secret.clone();
+    if let Some(key) = blank_to_none(input.api_key.as_deref()) {
+        let secret = format!("provider.{id}.api_key");
+        store.secrets().set(&secret, &key).await.map_err(storage)?;
+        api_key_secret = Some(secret);
+    } else if input.clear_api_key {
+        if let Some(secret) = &old.api_key_secret {
+            store.secrets().delete(secret).await.map_err(storage)?;
+        }
+        api_key_secret = None;
+    }
+    store
+        .providers()
+        .update(&NewProvider {
+            id: id.to_string(),
+            kind: old.kind,
+            name,
+            base_url,
+            api_key_secret,
+            enabled: old.enabled,
+        })
+        .await
+        .map_err(storage)?;
+    use_model(store, id, model, false).await
+}
+
+/// Adds `model` to the provider if it lacks it; makes it the default when
+/// `always`, or when this provider holds the default, or nothing does.
+pub async fn use_model(
+    store: &Store,
+    id: &str,
+    model: &str,
+    always: bool,
+) -> Result<ProviderView, ServiceError> {
+    let model = model.trim();
+    if model.is_empty() {
+        return Err(ServiceError::invalid("a model name is required"));
+    }
+    let repo = store.providers();
+    let models = repo.list_models(id).await.map_err(storage)?;
+    let holds_default = models.iter().any(|m| m.is_default);
+    let chosen = match models.into_iter().find(|m| m.name == model) {
+        Some(m) => m,
+        None => repo
+            .add_model(&NewModel {
+                provider_id: id.to_string(),
+                name: model.to_string(),
+                context_window: None,
+            })
+            .await
+            .map_err(storage)?,
+    };
+    let nothing_default = repo.default_model().await.map_err(storage)?.is_none();
+    if always || holds_default || nothing_default {
+        repo.set_default_model(chosen.id).await.map_err(storage)?;
+    }
+    view(store, id).await
+}
+
+/// Deletes a provider, its models and its stored key. `false`: there was none.
+pub async fn delete(store: &Store, id: &str) -> Result<bool, ServiceError> {
+    let Some(old) = store.providers().get(id).await.map_err(storage)? else {
+        return Ok(false);
+    };
+    let gone = store.providers().delete(id).await.map_err(storage)?;
+    if let Some(secret) = &old.api_key_secret {
+        store.secrets().delete(secret).await.map_err(storage)?;
+    }
+    Ok(gone)
+}
+
+fn api(kind: ProviderKind) -> ModelApi {
+    match kind {
+        ProviderKind::OpenAi => ModelApi::OpenAi,
+        ProviderKind::Anthropic => ModelApi::Anthropic,
+        ProviderKind::Ollama => ModelApi::Ollama,
+    }
+}
+
+/// Where a provider of `kind` without a base URL sends requests: the
+/// environment's endpoint, else the kind's public default (what the
+/// resolver does).
+pub fn default_base_url(kind: ProviderKind, env: &ProviderConfig) -> String {
+    match kind {
+        ProviderKind::OpenAi => env.openai.as_ref().map(|e| e.base_url.clone()),
+        ProviderKind::Anthropic => env.anthropic.as_ref().map(|e| e.base_url.clone()),
+        ProviderKind::Ollama => env.ollama.as_ref().map(|e| e.base_url.clone()),
+    }
+    .unwrap_or_else(|| {
+        match kind {
+            ProviderKind::OpenAi => skald_llm::OpenAiCompatible::DEFAULT_BASE_URL,
+            ProviderKind::Anthropic => skald_llm::Anthropic::DEFAULT_BASE_URL,
+            ProviderKind::Ollama => skald_llm::Ollama::DEFAULT_BASE_URL,
+        }
+        .to_string()
+    })
+}
+
+fn env_key(kind: ProviderKind, env: &ProviderConfig) -> Option<String> {
+    match kind {
+        ProviderKind::OpenAi => env.openai.as_ref().and_then(|e| e.api_key.clone()),
+        ProviderKind::Anthropic => env.anthropic.as_ref().map(|e| e.api_key.clone()),
+        ProviderKind::Ollama => None,
+    }
+}
+
+/// Asks an endpoint for its model list: a real request, the one `skald
+/// models` makes, so "OK" means the URL and key work.
+pub async fn probe(
+    kind: ProviderKind,
+    base_url: Option<&str>,
+    api_key: Option<&str>,
+    env: &ProviderConfig,
+) -> ProviderTestView {
+    let base_url = blank_to_none(base_url).unwrap_or_else(|| default_base_url(kind, env));
+    let key = blank_to_none(api_key).or_else(|| env_key(kind, env));
+    let started = Instant::now();
+    let listed = skald_llm::list_models(api(kind), &base_url, key.as_deref()).await;
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let (ok, models, error) = match listed {
+        Ok(models) => (true, models, None),
+        Err(e) => (false, Vec::new(), Some(e.to_string())),
+    };
+    ProviderTestView {
+        base_url,
+        ok,
+        models,
+        error,
+        elapsed_ms,
+    }
+}
+
+/// "Test connection" for a stored provider: its URL and stored key.
+pub async fn test(
+    store: &Store,
+    id: &str,
+    env: &ProviderConfig,
+) -> Result<ProviderTestView, ServiceError> {
+    let p = row(store, id).await?;
+    let key = match &p.api_key_secret {
+        Some(secret) => store.secrets().get(secret).await.map_err(storage)?,
+        None => None,
+    };
+    Ok(probe(p.kind, p.base_url.as_deref(), key.as_deref(), env).await)
 }
 
 /// `OpenRouter (EU)` → `openrouter-eu`.

@@ -266,3 +266,204 @@ async fn an_unreachable_environment_endpoint_says_why_it_lists_nothing() {
     let err = endpoints[0].models.as_ref().unwrap_err();
     assert!(err.contains("network error"), "{err}");
 }
+
+/// A server answering like an OpenAI-compatible `/models`, recording each
+/// request's head so a test can see the path and key it got.
+async fn recording_models_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_lowercase();
+            let authorised = head.contains("authorization: bearer sk-right");
+            log.lock().unwrap().push(head);
+            let (status, body) = if authorised {
+                (
+                    "200 OK",
+                    r#"{"object":"list","data":[{"id":"m-small"},{"id":"m-large"}]}"#,
+                )
+            } else {
+                ("401 Unauthorized", r#"{"error":{"message":"bad key"}}"#)
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(reply.as_bytes()).await;
+        }
+    });
+    (url, seen)
+}
+
+fn new_openai(
+    name: &str,
+    base_url: &str,
+    key: &str,
+    model: &str,
+) -> skald_protocol::NewProviderInput {
+    skald_protocol::NewProviderInput {
+        kind: ProviderKind::OpenAi,
+        name: name.into(),
+        base_url: Some(base_url.into()),
+        api_key: Some(key.into()),
+        model: model.into(),
+    }
+}
+
+/// Issue 10: providers can be edited (the key kept unless replaced or
+/// cleared), tested against their endpoint, and deleted with their key.
+#[tokio::test]
+async fn a_provider_is_edited_tested_and_deleted_with_its_key() {
+    use skald_protocol::ProviderEditInput;
+    use skald_session::services::providers;
+    let (_d, store) = store().await;
+    let env = env_config(&[]);
+    let (url, seen) = recording_models_server().await;
+    let base = format!("{url}/v1");
+    let p = providers::add(&store, new_openai("Lab", &base, "sk-wrong", "m-small"))
+        .await
+        .unwrap();
+
+    // The wrong key: a real request to /v1/models, refused, and said so.
+    let t = providers::test(&store, &p.id, &env).await.unwrap();
+    assert!(!t.ok, "{t:?}");
+    assert!(t.error.as_deref().unwrap_or("").contains("401"), "{t:?}");
+    assert!(
+        seen.lock().unwrap()[0].starts_with("get /v1/models"),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+
+    // Edit: a new name and key; a blank key later keeps it.
+    let edit = |name: &str, key: Option<&str>, model: &str| ProviderEditInput {
+        name: name.into(),
+        base_url: Some(base.clone()),
+        api_key: key.map(Into::into),
+        clear_api_key: false,
+        model: model.into(),
+    };
+    let v = providers::edit(&store, &p.id, edit("Lab 2", Some("sk-right"), "m-large"))
+        .await
+        .unwrap();
+    assert_eq!(v.id, p.id, "the id (and so its sessions) stays");
+    assert_eq!(v.name, "Lab 2");
+    let default: Vec<&str> = v
+        .models
+        .iter()
+        .filter(|m| m.is_default)
+        .map(|m| m.name.as_str())
+        .collect();
+    assert_eq!(
+        default,
+        ["m-large"],
+        "the provider held the default, so the new model takes it"
+    );
+    let v = providers::edit(&store, &p.id, edit("Lab 2", Some("  "), "m-large"))
+        .await
+        .unwrap();
+    assert!(v.has_api_key);
+    let t = providers::test(&store, &p.id, &env).await.unwrap();
+    assert!(t.ok, "{t:?}");
+    assert_eq!(t.models, ["m-small", "m-large"]);
+    assert_eq!(t.base_url, base);
+
+    // Bad input is refused and changes nothing.
+    let bad = providers::edit(
+        &store,
+        &p.id,
+        ProviderEditInput {
+            base_url: Some("ftp://x".into()),
+            ..edit("Lab 2", None, "m")
+        },
+    )
+    .await
+    .unwrap_err();
+    assert!(bad.to_string().contains("http"), "{bad}");
+    assert!(
+        providers::edit(&store, "nope", edit("x", None, "m"))
+            .await
+            .is_err()
+    );
+
+    // Clearing the key, then deleting: the secret goes with the provider.
+    let v = providers::edit(
+        &store,
+        &p.id,
+        ProviderEditInput {
+            clear_api_key: true,
+            ..edit("Lab 2", None, "m-large")
+        },
+    )
+    .await
+    .unwrap();
+    assert!(!v.has_api_key);
+    providers::edit(&store, &p.id, edit("Lab 2", Some("sk-right"), "m-large"))
+        .await
+        .unwrap();
+    assert!(providers::delete(&store, &p.id).await.unwrap());
+    assert!(!providers::delete(&store, &p.id).await.unwrap());
+    assert!(providers::list(&store).await.unwrap().is_empty());
+    assert!(store.secrets().list_names().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn probing_an_endpoint_lists_its_models_or_says_why_not() {
+    use skald_session::services::providers;
+    let (url, _) = recording_models_server().await;
+    let env = env_config(&[]);
+    let t = providers::probe(
+        ProviderKind::OpenAi,
+        Some(&format!("{url}/v1")),
+        Some("sk-right"),
+        &env,
+    )
+    .await;
+    assert_eq!((t.ok, t.models.len()), (true, 2), "{t:?}");
+    let t = providers::probe(ProviderKind::Ollama, Some("http://127.0.0.1:9"), None, &env).await;
+    assert!(!t.ok);
+    assert!(
+        t.error.as_deref().unwrap_or("").contains("network error"),
+        "{t:?}"
+    );
+    // No base URL: the kind's default, or the environment's endpoint.
+    let env = env_config(&[("OLLAMA_HOST", "http://127.0.0.1:9")]);
+    let t = providers::probe(ProviderKind::Ollama, None, None, &env).await;
+    assert_eq!(t.base_url, "http://127.0.0.1:9");
+}
+
+#[tokio::test]
+async fn choosing_a_discovered_model_adds_it_and_makes_it_the_default() {
+    use skald_session::services::providers;
+    let (_d, store) = store().await;
+    let a = providers::add(&store, new_openai("A", "http://127.0.0.1:9/v1", "k", "a1"))
+        .await
+        .unwrap();
+    let b = providers::add(&store, new_openai("B", "http://127.0.0.1:9/v1", "k", "b1"))
+        .await
+        .unwrap();
+    let v = providers::use_model(&store, &a.id, "a2", true)
+        .await
+        .unwrap();
+    assert_eq!(v.models.len(), 2);
+    assert!(v.models.iter().any(|m| m.name == "a2" && m.is_default));
+    let b = providers::list(&store)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == b.id)
+        .unwrap();
+    assert!(
+        b.models.iter().all(|m| !m.is_default),
+        "one default across providers"
+    );
+    // Not asked to, a provider without the default does not take it.
+    let b = providers::use_model(&store, &b.id, "b2", false)
+        .await
+        .unwrap();
+    assert!(b.models.iter().all(|m| !m.is_default));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { RuleView } from "../bindings";
-import { describeRule, exactRule, mountRules } from "./rules";
+import { describeRule, exactRule, mountRules, ruleInWords } from "./rules";
 
 const rules: RuleView[] = [
   { id: 1, group: "default", agentId: null, source: null, toolPattern: "@fs_any", pathPattern: "secrets/*", action: "deny", note: null, priority: 1000 },
@@ -30,7 +30,7 @@ function fakeApi() {
 describe("permissions page", () => {
   it("lists rules in order and the tools matrix", async () => {
     const api = fakeApi();
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     await mountRules(root, "default", { api: api as any });
     expect(Array.from(root.querySelectorAll("[data-rule]")).map((r) => r.getAttribute("data-rule"))).toEqual(["1", "3"]);
@@ -45,7 +45,7 @@ describe("permissions page", () => {
 
   it("the matrix adds an exact rule for a tool", async () => {
     const api = fakeApi();
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     await mountRules(root, "default", { api: api as any });
     const read = root.querySelector('[data-matrix-tool="read_file"] select') as HTMLSelectElement;
@@ -70,12 +70,22 @@ describe("permissions page", () => {
     expect(exactRule(rules, "execute_cmd")?.id).toBe(3);
     expect(exactRule(rules, "@fs_any")).toBeUndefined();
   });
+
+  it("says each rule in plain language", async () => {
+    expect(ruleInWords({ toolPattern: "*", pathPattern: null, action: "require" })).toBe("asks you: the default rule (any other tool)");
+    expect(ruleInWords(rules[0])).toBe("blocked: rule for fs any tools on secrets/*");
+    const api = fakeApi();
+    const root = document.body.appendChild(document.createElement("div"));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountRules(root, "default", { api: api as any });
+    expect(root.querySelector('[data-rule="3"] [data-testid=rule-words]')!.textContent).toBe("asks you: rule for execute_cmd");
+  });
 });
 
 describe("editing a rule", () => {
   it("fills the form from the rule and saves it in place", async () => {
     const api = fakeApi();
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     await mountRules(root, "default", { api: api as any });
     (root.querySelector("[data-testid=edit-rule-3]") as HTMLButtonElement).click();

@@ -25,7 +25,7 @@ const all: AllTools = {
 
 describe("tools page", () => {
   it("lists every tool with category, kind and visibility", () => {
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     renderToolsPage(root, all);
     const rows = Array.from(root.querySelectorAll("tbody tr"));
     expect(rows.map((r) => r.getAttribute("data-tool"))).toEqual([
@@ -44,7 +44,7 @@ describe("tools page", () => {
   });
 
   it("renders descriptions as text, never as markup", () => {
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     renderToolsPage(root, all);
     const desc = root.querySelector('tr[data-tool="execute_cmd"] .tool-description')!;
     expect(desc.textContent).toBe("Runs <b>sh</b>");
@@ -52,7 +52,7 @@ describe("tools page", () => {
   });
 
   it("filters rows by name or description", () => {
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     renderToolsPage(root, all);
     const input = root.querySelector("input")!;
     input.value = "SH";
@@ -64,7 +64,7 @@ describe("tools page", () => {
   });
 
   it("expands a clamped description on click", () => {
-    const root = document.createElement("div");
+    const root = document.body.appendChild(document.createElement("div"));
     renderToolsPage(root, all);
     const tr = root.querySelector<HTMLTableRowElement>('tr[data-tool="read_file"]')!;
     expect(tr.classList.contains("expanded")).toBe(false);

@@ -1,0 +1,159 @@
+// The window's frame: the navigation (collapsible; a top bar in narrow
+// windows), the page the hash names, the shortcut overlay. Pages mount into
+// #page through the route table in routes.tsx.
+import { createSignal, For, type JSX, onCleanup, onMount, Show } from "solid-js";
+import { errorMessage } from "../api";
+import { ShortcutHelp } from "./help";
+import { NAV, PAGES, type Cleanup, type PageContext, parseRoute, type Route } from "./routes";
+
+function stored(key: string): boolean {
+  try {
+    return localStorage.getItem(key) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function store(key: string, on: boolean): void {
+  try {
+    localStorage.setItem(key, on ? "1" : "0");
+  } catch {
+    // Private mode: the choice lasts this session only.
+  }
+}
+
+export interface AppProps {
+  ctx: PageContext;
+  /** Called with the element pages mount into, once it exists. */
+  onPage?: (page: HTMLElement) => void;
+  about: () => string;
+  badge: () => number;
+  help: () => boolean;
+  setHelp: (on: boolean) => void;
+}
+
+export function App(props: AppProps): JSX.Element {
+  const [route, setRoute] = createSignal<Route>(parseRoute(location.hash));
+  const [navCollapsed, setNavCollapsed] = createSignal(stored("skald.nav.collapsed"));
+  const [chatsCollapsed, setChatsCollapsed] = createSignal(stored("skald.chats.collapsed"));
+  let page!: HTMLElement;
+  let cleanup: Cleanup | null = null;
+  let generation = 0;
+
+  const show = async (r: Route) => {
+    const mine = ++generation;
+    const previous = cleanup;
+    cleanup = null;
+    previous?.();
+    const mount = PAGES[r.name] ?? PAGES.chat;
+    try {
+      const done = await mount(page, r, props.ctx);
+      // A later navigation won: this page's cleanup runs at once.
+      if (mine !== generation) done?.();
+      else cleanup = done ?? null;
+    } catch (e) {
+      if (mine !== generation) return;
+      const p = document.createElement("p");
+      p.className = "error";
+      p.setAttribute("role", "alert");
+      p.textContent = `Something went wrong: ${errorMessage(e)}`;
+      page.replaceChildren(p);
+    }
+  };
+
+  const onHash = () => {
+    const r = parseRoute(location.hash);
+    setRoute(r);
+    void show(r);
+  };
+  onMount(() => {
+    props.onPage?.(page);
+    window.addEventListener("hashchange", onHash);
+    window.addEventListener("skald:rerender", onHash);
+    void show(route());
+  });
+  onCleanup(() => {
+    window.removeEventListener("hashchange", onHash);
+    window.removeEventListener("skald:rerender", onHash);
+    cleanup?.();
+  });
+
+  const toggleNav = () => {
+    setNavCollapsed(!navCollapsed());
+    store("skald.nav.collapsed", navCollapsed());
+  };
+  const toggleChats = () => {
+    setChatsCollapsed(!chatsCollapsed());
+    store("skald.chats.collapsed", chatsCollapsed());
+  };
+  // The chat list lives in the chat page; the frame only says whether it shows.
+  const bodyClass = () => document.body.classList.toggle("chats-collapsed", chatsCollapsed());
+  onMount(bodyClass);
+
+  return (
+    <>
+      <nav class="sidebar" classList={{ collapsed: navCollapsed() }} data-testid="nav">
+        <div class="nav-top">
+          <button
+            type="button"
+            class="nav-toggle"
+            data-testid="nav-toggle"
+            aria-expanded={!navCollapsed()}
+            aria-label={navCollapsed() ? "Show the navigation labels" : "Collapse the navigation"}
+            title={navCollapsed() ? "Expand" : "Collapse"}
+            onClick={toggleNav}
+          >
+            {navCollapsed() ? "»" : "«"}
+          </button>
+          <div class="brand">Skald</div>
+        </div>
+        <For each={NAV}>
+          {(n) => (
+            <a href={`#/${n.route}`} data-route={n.route} class="nav-link" classList={{ active: route().name === n.route }} title={n.label}>
+              <span class="nav-icon" aria-hidden="true">
+                {n.icon}
+              </span>
+              <span class="nav-label">{n.label}</span>
+              <Show when={n.route === "inbox"}>
+                <span class="nav-badge" id="inbox-badge" data-testid="inbox-badge" hidden={props.badge() === 0}>
+                  {String(props.badge())}
+                </span>
+              </Show>
+            </a>
+          )}
+        </For>
+        <Show when={route().name === "chat"}>
+          <button
+            type="button"
+            class="nav-link chats-toggle"
+            data-testid="chat-list-toggle"
+            aria-pressed={chatsCollapsed()}
+            title={chatsCollapsed() ? "Show the chat list" : "Hide the chat list"}
+            onClick={() => {
+              toggleChats();
+              bodyClass();
+            }}
+          >
+            <span class="nav-icon" aria-hidden="true">
+              ☰
+            </span>
+            <span class="nav-label">{chatsCollapsed() ? "Show chats" : "Hide chats"}</span>
+          </button>
+        </Show>
+        <button type="button" class="nav-link help-link" data-testid="open-shortcuts" title="Keyboard shortcuts (?)" onClick={() => props.setHelp(true)}>
+          <span class="nav-icon" aria-hidden="true">
+            ⌨
+          </span>
+          <span class="nav-label">Shortcuts</span>
+        </button>
+        <div class="about" id="about">
+          {props.about()}
+        </div>
+      </nav>
+      <main id="page" ref={page} aria-live="polite" />
+      <Show when={props.help()}>
+        <ShortcutHelp close={() => props.setHelp(false)} />
+      </Show>
+    </>
+  );
+}
