@@ -114,3 +114,23 @@ describe("collect", () => {
     expect(collect(fields, { n: "1.5", s: "abc" })).toEqual({ content: { n: 1.5, s: "abc" }, errors: {} });
   });
 });
+
+describe("the question card of an elicitation", () => {
+  it("shows the form instead of free text and answers with what answer_elicitation stores", async () => {
+    const { questionCard } = await import("./question");
+    const answer = vi.fn(async () => undefined);
+    const card = questionCard(
+      { toolCallId: "call_e", title: "everything asks", question: "Who are you?", suggestedAnswers: [], schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+      answer,
+    );
+    document.body.append(card);
+    expect(card.querySelector("[data-testid=question-input]")).toBeNull();
+    type(card, "name", "Ada");
+    submit(card);
+    await flush();
+    expect(answer).toHaveBeenCalledWith("call_e", JSON.stringify({ action: "accept", content: { name: "Ada" } }));
+    const plain = questionCard({ toolCallId: "c2", title: "Q", question: "?", suggestedAnswers: [] }, answer);
+    expect(plain.querySelector("[data-testid=elicitation-form]")).toBeNull();
+    expect(plain.querySelector("[data-testid=question-input]")).not.toBeNull();
+  });
+});
