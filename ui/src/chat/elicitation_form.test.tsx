@@ -107,6 +107,39 @@ describe("the elicitation form", () => {
   });
 });
 
+describe("multi-select enums", () => {
+  it("are checkbox groups with their defaults, sent as arrays within their item bounds", async () => {
+    const onAnswer = vi.fn();
+    const root = mount(
+      {
+        type: "object",
+        properties: {
+          fish: { type: "array", title: "Fish", minItems: 1, maxItems: 2, items: { anyOf: [{ const: "f1", title: "Tuna" }, { const: "f2", title: "Salmon" }, { const: "f3", title: "Trout" }] }, default: ["f1"] },
+          tools: { type: "array", items: { type: "string", enum: ["Guitar", "Piano"] } },
+        },
+      },
+      onAnswer,
+    );
+    const box = (v: string) => root.querySelector(`[name=fish][value=${v}]`) as HTMLInputElement;
+    expect(Array.from(root.querySelectorAll("[data-field=fish] label")).map((l) => l.textContent!.trim())).toEqual(["Tuna", "Salmon", "Trout"]);
+    expect(box("f1").checked).toBe(true);
+    for (const v of ["f2", "f3"]) {
+      box(v).checked = true;
+      box(v).dispatchEvent(new Event("change"));
+    }
+    submit(root);
+    await flush();
+    expect(onAnswer).not.toHaveBeenCalled();
+    expect(root.querySelector("[data-field=fish] [data-testid=elicitation-error]")!.textContent).toBe("pick at most 2");
+    box("f1").checked = false;
+    box("f1").dispatchEvent(new Event("change"));
+    submit(root);
+    await flush();
+    // An optional group left empty is left out.
+    expect(onAnswer).toHaveBeenCalledWith({ action: "accept", content: { fish: ["f2", "f3"] } });
+  });
+});
+
 describe("collect", () => {
   it("checks bounds of numbers and lengths", () => {
     const fields = fieldsOf({ properties: { n: { type: "number", minimum: 1, maximum: 2 }, s: { type: "string", maxLength: 3 } } });

@@ -1,15 +1,16 @@
 // An MCP server's elicitation (`elicitation/create`) answered in the
 // question card: a form built from its requested schema — a flat object of
-// strings (with formats), numbers and integers (with bounds), booleans and
-// enums (`enum` + `enumNames`, or `oneOf` of `const`/`title`), some
-// required — and the three answers the protocol knows: accept with the
+// strings (with formats), numbers and integers (with bounds), booleans,
+// enums (`enum` + `enumNames`, or `oneOf` of `const`/`title`) and
+// multi-select enums (`array` of those, with min/max items), some required — and the three answers the protocol knows: accept with the
 // content, decline, cancel.
 import { createSignal, For, Match, Show, Switch } from "solid-js";
 import { createStore } from "solid-js/store";
 import { mountSolid } from "../solid";
 import "./elicitation_form.css";
 
-export type ElicitationValue = string | number | boolean;
+export type ElicitationValue = string | number | boolean | string[];
+type Raw = Record<string, string | boolean | string[]>;
 export type ElicitationAnswer =
   | { action: "accept"; content: Record<string, ElicitationValue> }
   | { action: "decline" }
@@ -21,7 +22,18 @@ export type Field =
   | { key: string; label: string; help: string; required: boolean; kind: "string"; format: string; min?: number; max?: number; default?: string }
   | { key: string; label: string; help: string; required: boolean; kind: "number" | "integer"; min?: number; max?: number; default?: number }
   | { key: string; label: string; help: string; required: boolean; kind: "boolean"; default?: boolean }
-  | { key: string; label: string; help: string; required: boolean; kind: "enum"; options: Option[]; default?: string };
+  | { key: string; label: string; help: string; required: boolean; kind: "enum"; options: Option[]; default?: string }
+  | { key: string; label: string; help: string; required: boolean; kind: "multi"; options: Option[]; min?: number; max?: number; default?: string[] };
+
+/** `enum` (+ `enumNames`) or `oneOf`/`anyOf` of `const`/`title`, or null. */
+function optionsOf(p: Record<string, unknown>): Option[] | null {
+  if (Array.isArray(p.enum)) {
+    const names = Array.isArray(p.enumNames) ? p.enumNames.map(String) : [];
+    return p.enum.map((v, i) => ({ value: String(v), label: names[i] ?? String(v) }));
+  }
+  const alts = Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : null;
+  return alts ? (alts as Record<string, unknown>[]).map((o) => ({ value: String(o.const), label: str(o.title) || String(o.const) })) : null;
+}
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -34,14 +46,12 @@ export function fieldsOf(schema: unknown): Field[] {
   const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
   return Object.entries(s.properties ?? {}).map(([key, p]) => {
     const base = { key, label: str(p.title) || key, help: str(p.description), required: required.has(key) };
-    if (Array.isArray(p.enum)) {
-      const names = Array.isArray(p.enumNames) ? p.enumNames.map(String) : [];
-      const options = p.enum.map((v, i) => ({ value: String(v), label: names[i] ?? String(v) }));
-      return { ...base, kind: "enum", options, default: p.default == null ? undefined : String(p.default) };
-    }
-    if (Array.isArray(p.oneOf)) {
-      const options = (p.oneOf as Record<string, unknown>[]).map((o) => ({ value: String(o.const), label: str(o.title) || String(o.const) }));
-      return { ...base, kind: "enum", options, default: p.default == null ? undefined : String(p.default) };
+    const options = p.type === "array" ? null : optionsOf(p);
+    if (options) return { ...base, kind: "enum", options, default: p.default == null ? undefined : String(p.default) };
+    const itemOptions = p.type === "array" && p.items && typeof p.items === "object" ? optionsOf(p.items as Record<string, unknown>) : null;
+    if (itemOptions) {
+      const def = Array.isArray(p.default) ? p.default.map(String) : undefined;
+      return { ...base, kind: "multi", options: itemOptions, min: num(p.minItems), max: num(p.maxItems), default: def };
     }
     switch (p.type) {
       case "string":
@@ -61,13 +71,22 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The content to send, or the problem of each field that has one. Empty
  *  optional fields are left out; booleans are always sent. */
-export function collect(fields: Field[], raw: Record<string, string | boolean>): { content: Record<string, ElicitationValue>; errors: Record<string, string> } {
+export function collect(fields: Field[], raw: Raw): { content: Record<string, ElicitationValue>; errors: Record<string, string> } {
   const content: Record<string, ElicitationValue> = {};
   const errors: Record<string, string> = {};
   for (const f of fields) {
     const v = raw[f.key];
     if (f.kind === "boolean") {
       content[f.key] = v === true;
+      continue;
+    }
+    if (f.kind === "multi") {
+      const picked = Array.isArray(v) ? f.options.map((o) => o.value).filter((o) => v.includes(o)) : [];
+      if (picked.length === 0 && !f.required) continue;
+      if (picked.length === 0) errors[f.key] = "required";
+      else if (f.min !== undefined && picked.length < f.min) errors[f.key] = `pick at least ${f.min}`;
+      else if (f.max !== undefined && picked.length > f.max) errors[f.key] = `pick at most ${f.max}`;
+      else content[f.key] = picked;
       continue;
     }
     const text = typeof v === "string" ? v.trim() : "";
@@ -97,10 +116,11 @@ export function collect(fields: Field[], raw: Record<string, string | boolean>):
   return { content, errors };
 }
 
-function initial(fields: Field[]): Record<string, string | boolean> {
-  const out: Record<string, string | boolean> = {};
+function initial(fields: Field[]): Raw {
+  const out: Raw = {};
   for (const f of fields) {
     if (f.kind === "boolean") out[f.key] = f.default ?? false;
+    else if (f.kind === "multi") out[f.key] = f.default ?? [];
     else out[f.key] = f.default === undefined ? "" : String(f.default);
   }
   return out;
@@ -155,6 +175,33 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
                 <label>
                   <input type="checkbox" name={f.key} checked={values[f.key] === true} onChange={(e) => setValues(f.key, e.currentTarget.checked)} /> {f.label}
                 </label>
+              </Match>
+              <Match when={f.kind === "multi" && f}>
+                {(m) => (
+                  <fieldset class="elicitation-multi">
+                    <legend>
+                      {f.label}
+                      {f.required ? " *" : ""}
+                    </legend>
+                    <For each={(m() as Extract<Field, { kind: "multi" }>).options}>
+                      {(o) => (
+                        <label>
+                          <input
+                            type="checkbox"
+                            name={f.key}
+                            value={o.value}
+                            checked={(values[f.key] as string[]).includes(o.value)}
+                            onChange={(e) => {
+                              const now = (values[f.key] as string[]).filter((v) => v !== o.value);
+                              setValues(f.key, e.currentTarget.checked ? [...now, o.value] : now);
+                            }}
+                          />{" "}
+                          {o.label}
+                        </label>
+                      )}
+                    </For>
+                  </fieldset>
+                )}
               </Match>
               <Match when={f.kind === "enum" && f}>
                 {(e) => (
