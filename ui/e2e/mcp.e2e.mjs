@@ -2,7 +2,8 @@
 // installed by .ci/setup.sh into $SKALD_MCP_SERVERS) is tested and added on
 // the MCP page and becomes ready with its tools; a server that dies on
 // start shows why with its stderr; then a chat where the scripted model
-// activates the server and calls its echo tool, whose result the card shows.
+// activates the server and calls its echo tool, whose result the card shows;
+// then a tool whose server asks for a form (elicitation), answered in the Inbox.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { addMockProvider, newChat, send } from "./helpers.mjs";
+import { addMockProvider, newChat, send, waitUntil } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -57,6 +58,9 @@ before(async () => {
     // …and, from the next round on, calls one of them.
     [toolCallChunk(0, { id: "call_echo", name: "mcp__everything__echo", args: '{"message": "hello from the e2e"}' }), { finish_reason: "tool_calls" }],
     ["The server said **hello from the e2e** back.", { finish_reason: "stop" }],
+    // Next message: a tool of the (still active) server that asks the person a form.
+    [toolCallChunk(0, { id: "call_elicit", name: "mcp__everything__trigger-elicitation-request", args: "{}" }), { finish_reason: "tool_calls" }],
+    ["Thanks, **Ada**.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "mcp", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
@@ -176,4 +180,48 @@ test("a chat activates server-everything and calls its echo tool; the card shows
   assert.equal(mock.requests.length, 3);
   const toolMsg = mock.requests[2].messages.find((m) => m.role === "tool" && m.tool_call_id === "call_echo");
   assert.match(String(toolMsg?.content), /Echo: hello from the e2e/);
+});
+
+test("an MCP elicitation is a form in the Inbox; the answer reaches the server and the card", async () => {
+  const chat = await session.execute("return location.hash");
+  assert.match(chat, /^#\/chat\//);
+  await send(session, "Ask me for my details.");
+  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_elicit] [data-testid=approve]')", {
+    what: "the approval of the elicitation tool",
+    timeoutMs: 60_000,
+  });
+  await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_elicit] [data-testid=approve]').click()");
+
+  // The server's request waits for the person as a question with a form.
+  await session.execute("location.hash = '#/inbox'");
+  const fields = await session.waitFor(
+    "const f = document.querySelector('[data-testid=inbox-question][data-tool-call=call_elicit] [data-testid=elicitation-form]'); return f ? Array.from(f.querySelectorAll('[data-field]')).map(d => d.dataset.field) : null",
+    { what: "the elicitation form in the Inbox", timeoutMs: 30_000 },
+  );
+  for (const f of ["name", "check", "email", "integer", "untitledSingleSelectEnum", "titledMultipleSelectEnum"]) {
+    assert.ok(fields.includes(f), `${f} not in ${fields}`);
+  }
+  const form = "[data-testid=inbox-question][data-tool-call=call_elicit]";
+  // Required: sending it empty says so, and nothing is answered.
+  await session.click(`${form} [data-testid=elicitation-accept]`);
+  const problem = await session.waitFor(`return document.querySelector('${form} [data-field=name] [data-testid=elicitation-error]')?.textContent || null`, {
+    what: "the required field's message",
+  });
+  assert.equal(problem, "required");
+  await type(`${form} [name=name]`, "Ada Lovelace");
+  await session.execute(`document.querySelector('${form} [name=check]').click()`);
+  await shot("mcp-elicitation-inbox.png");
+  await session.click(`${form} [data-testid=elicitation-accept]`);
+
+  // The server got the answer: the call's result says so, on its card and to the model.
+  await session.execute(`location.hash = '${chat}'`);
+  const result = await session.waitFor(
+    "const c = document.querySelector('.tool-card[data-tool-call=call_elicit]'); const s = c?.querySelector('.tool-status'); return s?.dataset.status === 'done' ? c.querySelector('.tool-result')?.textContent : null",
+    { what: "the elicitation tool's result", timeoutMs: 30_000 },
+  );
+  assert.match(result, /Name: Ada Lovelace/);
+  assert.match(result, /Agreed to terms: true/);
+  await waitUntil(() => mock.requests.length >= 5, "the model's last request");
+  const toolMsg = mock.requests.at(-1).messages.find((m) => m.role === "tool" && m.tool_call_id === "call_elicit");
+  assert.match(String(toolMsg?.content), /Name: Ada Lovelace/);
 });

@@ -167,3 +167,15 @@ describe("the question card of an elicitation", () => {
     expect(plain.querySelector("[data-testid=question-input]")).not.toBeNull();
   });
 });
+
+describe("field messages", () => {
+  it("a field's message goes when it is edited, the others stay", async () => {
+    const root = mount({ properties: { a: { type: "string" }, b: { type: "string" } }, required: ["a", "b"] }, () => undefined);
+    submit(root);
+    await flush();
+    expect(root.querySelectorAll("[data-testid=elicitation-error]").length).toBe(2);
+    type(root, "a", "x");
+    await flush();
+    expect(Array.from(root.querySelectorAll("[data-testid=elicitation-error]")).map((e) => (e.closest("[data-field]") as HTMLElement).dataset.field)).toEqual(["b"]);
+  });
+});

@@ -153,6 +153,11 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
     if (Object.keys(errs).length === 0) void answer({ action: "accept", content });
   };
   const id = (key: string) => `elicit-${key}`;
+  // An edited field's old complaint goes; the rest stay until the next Send.
+  const edit = (key: string, value: string | boolean | string[]) => {
+    setValues(key, value);
+    if (errors()[key]) setErrors(({ [key]: _, ...rest }) => rest);
+  };
   return (
     <form
       class="elicitation-form"
@@ -173,7 +178,7 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
             <Switch>
               <Match when={f.kind === "boolean"}>
                 <label>
-                  <input type="checkbox" name={f.key} checked={values[f.key] === true} onChange={(e) => setValues(f.key, e.currentTarget.checked)} /> {f.label}
+                  <input type="checkbox" name={f.key} checked={values[f.key] === true} onChange={(e) => edit(f.key, e.currentTarget.checked)} /> {f.label}
                 </label>
               </Match>
               <Match when={f.kind === "multi" && f}>
@@ -193,7 +198,7 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
                             checked={(values[f.key] as string[]).includes(o.value)}
                             onChange={(e) => {
                               const now = (values[f.key] as string[]).filter((v) => v !== o.value);
-                              setValues(f.key, e.currentTarget.checked ? [...now, o.value] : now);
+                              edit(f.key, e.currentTarget.checked ? [...now, o.value] : now);
                             }}
                           />{" "}
                           {o.label}
@@ -208,7 +213,7 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
                   <label for={id(f.key)}>
                     {f.label}
                     {f.required ? " *" : ""}
-                    <select id={id(f.key)} name={f.key} value={String(values[f.key])} onInput={(ev) => setValues(f.key, ev.currentTarget.value)} onChange={(ev) => setValues(f.key, ev.currentTarget.value)}>
+                    <select id={id(f.key)} name={f.key} value={String(values[f.key])} onInput={(ev) => edit(f.key, ev.currentTarget.value)} onChange={(ev) => edit(f.key, ev.currentTarget.value)}>
                       <option value="">{f.required ? "— choose —" : "(none)"}</option>
                       <For each={(e() as Extract<Field, { kind: "enum" }>).options}>{(o) => <option value={o.value}>{o.label}</option>}</For>
                     </select>
@@ -225,7 +230,7 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
                     type={f.kind === "string" ? (INPUT_TYPE[f.format] ?? "text") : "number"}
                     step={f.kind === "integer" ? "1" : f.kind === "number" ? "any" : undefined}
                     value={String(values[f.key])}
-                    onInput={(e) => setValues(f.key, e.currentTarget.value)}
+                    onInput={(e) => edit(f.key, e.currentTarget.value)}
                   />
                 </label>
               </Match>

@@ -64,7 +64,7 @@ export const NAV: NavLink[] = [
   { route: "view", label: "Files", icon: "▤" },
   { route: "tasks", label: "Tasks", icon: "◷" },
   { route: "tools", label: "Tools", icon: "⚒" },
-  { route: "mcp", label: "MCP", icon: "⧉" },
+  { route: "mcp", label: "MCP", icon: "◈" },
   { route: "permissions", label: "Permissions", icon: "⚖" },
   { route: "settings", label: "Settings", icon: "⚙" },
 ];
