@@ -44,17 +44,31 @@ async fn save_toggle_rename_and_remove_reach_store_and_manager() {
     admin::save(&m, &store, everything("ev"), None)
         .await
         .unwrap();
-    wait_status(&m, "ev", WITHIN, |s| matches!(s, ServerStatus::Ready { .. })).await;
+    wait_status(&m, "ev", WITHIN, |s| {
+        matches!(s, ServerStatus::Ready { .. })
+    })
+    .await;
     let listed = admin::list(&m, &store).await;
     assert_eq!(listed.len(), 1);
     assert!(matches!(listed[0].status, McpStatusView::Ready { .. }));
-    assert!(listed[0].tools.iter().any(|t| t.tool == "echo"
-        && t.name == "mcp__ev__echo"
-        && !t.description.is_empty()));
+    assert!(
+        listed[0]
+            .tools
+            .iter()
+            .any(|t| t.tool == "echo" && t.name == "mcp__ev__echo" && !t.description.is_empty())
+    );
 
     let off = admin::set_enabled(&m, &store, "ev", false).await.unwrap();
     assert_eq!(off.status, McpStatusView::Disabled);
-    assert!(!store.mcp_servers().get("ev").await.unwrap().unwrap().enabled);
+    assert!(
+        !store
+            .mcp_servers()
+            .get("ev")
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
     assert!(admin::set_enabled(&m, &store, "nope", true).await.is_err());
 
     // An edit that renames: the old name is gone from both.
@@ -105,7 +119,10 @@ async fn listing_follows_what_another_process_wrote_to_the_store() {
     // Enabled by the CLI (`skald mcp enable`): the next listing starts it.
     store.mcp_servers().set_enabled("cli", true).await.unwrap();
     admin::list(&m, &store).await;
-    wait_status(&m, "cli", WITHIN, |s| matches!(s, ServerStatus::Ready { .. })).await;
+    wait_status(&m, "cli", WITHIN, |s| {
+        matches!(s, ServerStatus::Ready { .. })
+    })
+    .await;
     m.shutdown();
 }
 
@@ -121,7 +138,10 @@ async fn a_test_connection_lists_tools_or_says_why_with_stderr() {
 
     let broken = admin::test(
         &store,
-        node_input("broken", vec![script("misbehave.mjs"), "crash-start".into()]),
+        node_input(
+            "broken",
+            vec![script("misbehave.mjs"), "crash-start".into()],
+        ),
     )
     .await;
     assert!(!broken.ok);
