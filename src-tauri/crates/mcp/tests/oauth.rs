@@ -425,7 +425,7 @@ async fn sign_in_with_pkce_and_dynamic_registration_then_the_protected_server_an
         );
         assert_eq!(s.pkce_failures, 0);
         assert_eq!(s.registered_redirects.len(), 1);
-        assert_eq!(s.resource_seen, [f.url.clone()]);
+        assert_eq!(s.resource_seen, std::slice::from_ref(&f.url));
     }
     wait_for(&m, |s| matches!(s, ServerStatus::Ready { .. })).await;
     let out = m
@@ -469,16 +469,17 @@ async fn an_expiring_token_is_refreshed_and_stored_before_connecting() {
         .await
         .unwrap();
     assert_eq!(out.text, "Echo: fresh");
-    let s = f.state.lock().unwrap();
-    assert!(s.refreshes >= 1, "no refresh");
-    // The first access token was replaced before the server saw it.
-    assert!(
-        !s.bearers_seen.iter().any(|b| b == "at-1"),
-        "{:?}",
-        s.bearers_seen
-    );
-    let current = s.valid_access.clone().unwrap();
-    drop(s);
+    let current = {
+        let s = f.state.lock().unwrap();
+        assert!(s.refreshes >= 1, "no refresh");
+        // The first access token was replaced before the server saw it.
+        assert!(
+            !s.bearers_seen.iter().any(|b| b == "at-1"),
+            "{:?}",
+            s.bearers_seen
+        );
+        s.valid_access.clone().unwrap()
+    };
     let raw = f
         .store
         .secrets()
