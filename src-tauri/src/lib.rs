@@ -200,6 +200,8 @@ pub fn run() {
             commands::mcp::mcp_sign_in,
             commands::mcp::mcp_sign_out,
             commands::mcp::answer_elicitation,
+            commands::mcp::mcp_get_always_on,
+            commands::mcp::mcp_set_always_on,
         ])
         .run(context);
     if let Err(e) = result {

@@ -121,6 +121,30 @@ pub async fn answer_elicitation(
         .await?)
 }
 
+/// Servers whose tools a session (or, without `sessionId`, every
+/// session) is offered without `activate_tools`.
+#[tauri::command]
+pub async fn mcp_get_always_on(
+    state: tauri::State<'_, AppState>,
+    session_id: Option<String>,
+) -> Result<Vec<String>, IpcError> {
+    Ok(state.sessions.mcp_always_on(session_id.as_deref()).await?)
+}
+
+/// Replaces the always-on list of a session (or of every session).
+#[tauri::command]
+pub async fn mcp_set_always_on(
+    state: tauri::State<'_, AppState>,
+    session_id: Option<String>,
+    servers: Vec<String>,
+) -> Result<Vec<String>, IpcError> {
+    state
+        .sessions
+        .set_mcp_always_on(session_id.as_deref(), &servers)
+        .await?;
+    Ok(state.sessions.mcp_always_on(session_id.as_deref()).await?)
+}
+
 /// Emits `mcp-status` for every server whose status changes, for the app's life.
 pub fn watch_status(app: tauri::AppHandle, mcp: skald_mcp::McpManager) {
     let mut rx = mcp.subscribe();

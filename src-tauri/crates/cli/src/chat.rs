@@ -108,6 +108,10 @@ impl Host {
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
+        // Elicitations become questions of the session (asked on the
+        // terminal or answered with `skald answer`); roots are its folder.
+        let here = std::env::current_dir().unwrap_or_else(|_| data_dir.to_path_buf());
+        mcp.set_requests(handler.mcp_requests(here));
         Ok(Self {
             handler,
             approvals,

@@ -185,7 +185,9 @@ impl ClientHandler for Handler {
             Some(host) => host.roots(self.requests.callers.latest(&self.server)).await,
             None => Vec::new(),
         };
-        Ok(ListRootsResult::new(dirs.iter().map(root_of).collect()))
+        Ok(ListRootsResult::new(
+            dirs.iter().map(|d| root_of(d)).collect(),
+        ))
     }
 
     async fn create_message(
@@ -249,7 +251,7 @@ impl ClientHandler for Handler {
 pub const SAMPLING_DECLINED: &str = "Skald declines sampling requests from MCP servers unless the person allows them (the `mcp.allow_sampling` setting).";
 
 /// A directory as an MCP root (`file://` URI).
-fn root_of(dir: &PathBuf) -> Root {
+fn root_of(dir: &Path) -> Root {
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -527,7 +527,7 @@ mod tests {
     fn pkce_matches_the_rfc_7636_example() {
         assert_eq!(
             pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFq5KLZ6ew7oT2ElvO9TzqWJjRvwiQ-M"
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
     }
 

@@ -74,9 +74,12 @@ pub trait ClientRequests: Send + Sync {
     ) -> BoxFuture<'static, Result<SamplingReply, String>>;
 }
 
+/// Per server: `(sequence, call id)` of its running calls, newest last.
+type Running = HashMap<String, Vec<(u64, Option<String>)>>;
+
 /// The calls running on each server, newest last.
 #[derive(Clone, Default)]
-pub(crate) struct Callers(Arc<Mutex<HashMap<String, Vec<(u64, Option<String>)>>>>);
+pub(crate) struct Callers(Arc<Mutex<Running>>);
 
 /// Takes its call off the list when the call ends or is dropped.
 pub(crate) struct CallerGuard {
@@ -97,7 +100,7 @@ impl Drop for CallerGuard {
 static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Callers {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, Option<String>)>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Running> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

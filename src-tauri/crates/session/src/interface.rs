@@ -60,6 +60,12 @@ pub struct FrameContext {
 pub trait InterfaceTools: Send + Sync {
     fn build(&self, frame: &FrameContext) -> Vec<Arc<dyn Tool>>;
 
+    /// The lazy tool groups it offers, for the factory of `activate_tools`
+    /// (`<!-- MCP_LIST -->` lists them).
+    fn tool_groups(&self) -> Option<Vec<crate::ToolGroup>> {
+        None
+    }
+
     /// The board its questions wait on, for a factory that asks the person.
     fn question_board(&self) -> Option<crate::QuestionBoard> {
         None

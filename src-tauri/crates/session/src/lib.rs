@@ -39,7 +39,7 @@ pub mod tasks;
 pub mod testing;
 mod turn;
 
-pub use activate::{ActivateTools, GroupLister, ToolGroup};
+pub use activate::{ALWAYS_ON_SETTING, ActivateTools, GroupLister, ToolGroup};
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,

@@ -44,6 +44,28 @@ impl ChatSessionHandler {
         })
     }
 
+    /// The MCP servers whose tools `session_id` is offered without
+    /// `activate_tools` (with `None`: those of every session).
+    pub async fn mcp_always_on(
+        &self,
+        session_id: Option<&str>,
+    ) -> Result<Vec<String>, SessionError> {
+        Ok(crate::activate::always_on(&self.inner.store, session_id)
+            .await?
+            .into_iter()
+            .collect())
+    }
+
+    /// Marks `servers` always-on for one session (`Some`) or for every
+    /// session (`None`), replacing that list.
+    pub async fn set_mcp_always_on(
+        &self,
+        session_id: Option<&str>,
+        servers: &[String],
+    ) -> Result<(), SessionError> {
+        Ok(crate::activate::set_always_on(&self.inner.store, session_id, servers).await?)
+    }
+
     /// Answers an elicitation: `Accept` with the form's `content` (an
     /// object), `Decline` or `Cancel`.
     pub async fn answer_elicitation(
