@@ -87,6 +87,8 @@ export const COMMANDS = [
   "mcp_sign_in",
   "mcp_sign_out",
   "answer_elicitation",
+  "mcp_get_always_on",
+  "mcp_set_always_on",
 ] as const;
 
 export function listTasks(): Promise<TaskView[]> {
@@ -576,4 +578,19 @@ export function mcpSignOut(name: string): Promise<McpServerView> {
  */
 export function answerElicitation(toolCallId: string, action: ElicitationAction, content: JsonValue | null): Promise<void> {
   return invoke("answer_elicitation", { toolCallId, action, content });
+}
+
+/**
+ * Servers whose tools a session (or, without `sessionId`, every
+ * session) is offered without `activate_tools`.
+ */
+export function mcpGetAlwaysOn(sessionId: string | null): Promise<string[]> {
+  return invoke("mcp_get_always_on", { sessionId });
+}
+
+/**
+ * Replaces the always-on list of a session (or of every session).
+ */
+export function mcpSetAlwaysOn(sessionId: string | null, servers: string[]): Promise<string[]> {
+  return invoke("mcp_set_always_on", { sessionId, servers });
 }
