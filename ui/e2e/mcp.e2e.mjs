@@ -210,8 +210,14 @@ test("an MCP elicitation is a form in the Inbox; the answer reaches the server a
   assert.equal(problem, "required");
   await type(`${form} [name=name]`, "Ada Lovelace");
   await session.execute(`document.querySelector('${form} [name=check]').click()`);
+  await session.execute(`document.querySelector('${form}').scrollIntoView()`);
   await shot("mcp-elicitation-inbox.png");
   await session.click(`${form} [data-testid=elicitation-accept]`);
+  // Answered: the Inbox empties. (Leaving before its re-render settles can
+  // let the late Inbox land over the next page: a router race, not MCP's.)
+  await session.waitFor("return document.querySelector('[data-testid=inbox-count]')?.textContent === 'Nothing is waiting for you.'", {
+    what: "the Inbox to empty",
+  });
 
   // The server got the answer: the call's result says so, on its card and to the model.
   await session.execute(`location.hash = '${chat}'`);
