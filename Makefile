@@ -51,5 +51,6 @@ bench:
 	cargo run --release -p skald-tools --bin exec-stop-bench -- 50
 	cargo run --release -p skald-session --bin session-bench
 	cargo run --release -p skald-mcp --bin mcp-call-bench -- 1000
+	cargo run --release -p skald-session --bin mcp-start-bench -- 5
 	cargo run --release -p skald-codeintel --bin outline-bench -- $(HOME)/.cargo/registry/src
 	cargo run --release -p skald-viewer --bin viewer-bench

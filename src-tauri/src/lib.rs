@@ -84,6 +84,7 @@ pub fn run() {
                 state.approvals.subscribe_changes(),
             );
             attention::watch_moments(app.handle().clone(), &state.sessions);
+            commands::mcp::watch_status(app.handle().clone(), state.mcp.clone());
             app.manage(state);
             app.manage(commands::viewer::ViewerState::default());
             app.manage(detached::Detached::default());
@@ -193,6 +194,19 @@ pub fn run() {
             commands::session_settings::set_run_context,
             commands::session_settings::add_bypass,
             commands::session_settings::clear_bypasses,
+            commands::mcp::mcp_list_servers,
+            commands::mcp::mcp_save_server,
+            commands::mcp::mcp_remove_server,
+            commands::mcp::mcp_set_enabled,
+            commands::mcp::mcp_import,
+            commands::mcp::mcp_test_server,
+            commands::mcp::mcp_server_log,
+            commands::mcp::mcp_retry,
+            commands::mcp::mcp_sign_in,
+            commands::mcp::mcp_sign_out,
+            commands::mcp::answer_elicitation,
+            commands::mcp::mcp_get_always_on,
+            commands::mcp::mcp_set_always_on,
         ])
         .run(context);
     if let Err(e) = result {

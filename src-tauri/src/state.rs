@@ -69,6 +69,10 @@ impl AppState {
         .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
         .with_interface_tools(config_tools_factory(&mcp, &store))
         .with_items(skald_mcp::items(mcp.clone(), store.clone()));
+        let default_workdir = default_workdir();
+        // Elicitations become questions of the calling session; roots are
+        // its working directory.
+        mcp.set_requests(sessions.mcp_requests(default_workdir.clone()));
         Ok(Self {
             catalog,
             store,
@@ -76,7 +80,7 @@ impl AppState {
             approvals,
             mcp,
             data_dir,
-            default_workdir: default_workdir(),
+            default_workdir,
             resumed: ResumedTurns::default(),
             deps,
         })

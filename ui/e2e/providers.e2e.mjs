@@ -10,8 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { MOCK_MODELS, startMockOpenAI } from "./mock-openai.mjs";
-import { addMockProvider, setValue } from "./helpers.mjs";
+import { addMockProvider, MOCK_MODELS, setValue, startMockOpenAI } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;

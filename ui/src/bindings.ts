@@ -427,7 +427,16 @@ toolCallId: string, sessionId: string, sessionTitle: string, agentId: string, ti
 /**
  * Markdown.
  */
-question: string, suggestedAnswers: Array<string>, createdAt: number, };
+question: string, suggestedAnswers: Array<string>, 
+/**
+ * An MCP server's elicitation: the JSON schema of the form to fill
+ * (answer with `answer_elicitation`); `None` for an agent's question.
+ */
+schema?: Record<string, unknown>, 
+/**
+ * The MCP server asking, for an elicitation.
+ */
+server?: string, createdAt: number, };
 
 export type ViewKind = { "kind": "markdown" } | { "kind": "code", language: string, } | { "kind": "text" } | { "kind": "image", mime: string, } | { "kind": "svg" } | { "kind": "pdf" } | { "kind": "latex" } | { "kind": "html" } | { "kind": "binary" };
 
@@ -480,3 +489,53 @@ export type PdfSpotView = { page: number, x: number, y: number, width: number, h
 export type SourceLineView = { file: string, line: number, };
 
 export type ViewerChanged = { watch: number, path: string, exists: boolean, };
+
+export type McpTransportView = { "transport": "stdio", command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, } | { "transport": "http", url: string, headers: { [key in string]: string }, };
+
+export type McpServerInput = { name: string, transport: McpTransportView, enabled: boolean, 
+/**
+ * Per-call timeout; 60 000 when absent.
+ */
+timeoutMs: number | null, description: string, };
+
+export type McpStatusView = { "state": "connecting" } | { "state": "ready", tools: number, } | { "state": "failed", reason: string, stderr: Array<string>, } | { "state": "needs_sign_in", reason: string, } | { "state": "disabled" };
+
+export type McpToolView = { 
+/**
+ * `mcp__<server>__<tool>`, as the model and the rules see it.
+ */
+name: string, 
+/**
+ * The server's own name for it.
+ */
+tool: string, description: string, };
+
+export type McpServerView = { name: string, transport: McpTransportView, enabled: boolean, timeoutMs: number, 
+/**
+ * What the server is for, as the model reads it.
+ */
+description: string, status: McpStatusView, 
+/**
+ * Empty until the server is ready.
+ */
+tools: Array<McpToolView>, 
+/**
+ * The file its stderr goes to (`mcp_server_log` reads its end).
+ */
+logPath: string | null, 
+/**
+ * OAuth tokens are stored for it (HTTP only).
+ */
+signedIn: boolean, };
+
+export type McpImportView = { imported: Array<string>, warnings: Array<string>, };
+
+export type McpTestView = { ok: boolean, tools: Array<McpToolView>, 
+/**
+ * Why it failed, with the last stderr lines.
+ */
+error: string | null, elapsedMs: number, };
+
+export type McpStatusChanged = { name: string, status: McpStatusView, };
+
+export type ElicitationAction = "accept" | "decline" | "cancel";

@@ -4,6 +4,7 @@ pub mod app;
 pub mod approvals;
 pub mod chat;
 pub mod companion;
+pub mod mcp;
 pub mod rules;
 pub mod session_settings;
 pub mod settings;

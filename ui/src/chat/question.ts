@@ -3,12 +3,15 @@
 // inline in the chat and in the Inbox.
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
+import { mountElicitationForm } from "./elicitation_form";
 
 export interface Question {
   toolCallId: string;
   title: string;
   question: string;
   suggestedAnswers: string[];
+  /** An MCP server's elicitation: the form's requested schema. */
+  schema?: Record<string, unknown>;
 }
 
 export type AnswerQuestion = (toolCallId: string, answer: string) => Promise<void>;
@@ -57,13 +60,16 @@ export function questionCard(q: Question, answer: AnswerQuestion): HTMLElement {
     }
   });
   buttons.push(submit);
+  // An elicitation is answered with its form; the answer text is what
+  // answer_elicitation stores ({action, content}).
+  const form = q.schema ? el("div", { class: "question-form" }) : null;
+  if (form) mountElicitationForm(form, q.schema, (a) => send(JSON.stringify(a)));
   const card = el(
     "div",
     { class: "question-card", role: "group", "aria-label": q.title, "data-testid": "question-card", "data-tool-call": q.toolCallId },
     el("div", { class: "question-title" }, q.title),
     body,
-    suggestions,
-    el("div", { class: "question-free" }, input, submit),
+    ...(form ? [form] : [suggestions, el("div", { class: "question-free" }, input, submit)]),
     error,
   );
   return card;

@@ -5,6 +5,7 @@ import type { Component, JSX } from "solid-js";
 import { listTools } from "../api";
 import { mountChat } from "../pages/chat";
 import { mountInbox } from "../pages/inbox";
+import { McpScreen } from "../pages/mcp";
 import { mountRules } from "../pages/rules";
 import { mountSettings } from "../pages/settings";
 import { disposeTasks, mountTasks } from "../pages/tasks";
@@ -41,6 +42,7 @@ export const PAGES: Record<string, PageMount> = {
   },
   tools: async (root) => renderToolsPage(root, await listTools()),
   permissions: (root, r) => mountRules(root, r.arg ?? "default"),
+  mcp: solidPage(McpScreen),
   settings: (root) => mountSettings(root),
   welcome: (root) => mountSolid(root, () => <Welcome />),
   view: async (root, r, ctx) => {
@@ -62,6 +64,7 @@ export const NAV: NavLink[] = [
   { route: "view", label: "Files", icon: "▤" },
   { route: "tasks", label: "Tasks", icon: "◷" },
   { route: "tools", label: "Tools", icon: "⚒" },
+  { route: "mcp", label: "MCP", icon: "◈" },
   { route: "permissions", label: "Permissions", icon: "⚖" },
   { route: "settings", label: "Settings", icon: "⚙" },
 ];

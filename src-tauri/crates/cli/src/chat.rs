@@ -112,6 +112,10 @@ impl Host {
         if let Err(e) = handler.load_time_zone().await {
             tracing::warn!(error = %e, "cannot read the time zone setting");
         }
+        // Elicitations become questions of the session (asked on the
+        // terminal or answered with `skald answer`); roots are its folder.
+        let here = std::env::current_dir().unwrap_or_else(|_| data_dir.to_path_buf());
+        mcp.set_requests(handler.mcp_requests(here));
         Ok(Self {
             handler,
             approvals,

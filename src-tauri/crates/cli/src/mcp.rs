@@ -68,6 +68,12 @@ pub enum McpCommand {
     Enable { name: String },
     /// Turn a server off (kept configured).
     Disable { name: String },
+    /// Sign in to an HTTP server with OAuth: opens the browser (`$BROWSER`,
+    /// else the desktop's opener) at its authorization page and waits for
+    /// the redirect; the URL is printed too. Tokens go to the secrets store.
+    Login { name: String },
+    /// Forget a server's OAuth tokens.
+    Logout { name: String },
     /// Import Claude Desktop / Claude Code / Cursor `mcpServers` JSON (or
     /// VS Code's `servers`); fields Skald does not use are reported.
     Import { file: PathBuf },
@@ -135,6 +141,15 @@ pub async fn command(dir: &Path, cmd: McpCommand) -> ExitCode {
         McpCommand::Enable { name } => toggle(&store, &name, true).await,
         McpCommand::Disable { name } => toggle(&store, &name, false).await,
         McpCommand::Import { file } => import(&store, &file).await,
+        McpCommand::Login { name } => login(&store, &name).await,
+        McpCommand::Logout { name } => match skald_mcp::oauth::sign_out(&store, &name).await {
+            Ok(true) => {
+                print_out(&format!("signed out of {name}"));
+                ExitCode::SUCCESS
+            }
+            Ok(false) => fail(2, &format!("no sign-in stored for `{name}`")),
+            Err(e) => fail(1, &e.to_string()),
+        },
     };
     store.close().await;
     code
@@ -385,6 +400,69 @@ async fn import(store: &Store, file: &Path) -> ExitCode {
         return fail(2, "no server could be imported");
     }
     ExitCode::SUCCESS
+}
+
+async fn login(store: &Store, name: &str) -> ExitCode {
+    let row = match store.mcp_servers().get(name).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return fail(
+                2,
+                &format!("no MCP server named `{name}` (`skald mcp list`)"),
+            );
+        }
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let url = match ServerConfig::from_row(&row) {
+        Ok(ServerConfig {
+            transport: Transport::Http { url, .. },
+            ..
+        }) => url,
+        Ok(_) => {
+            return fail(
+                2,
+                &format!("{name} is a stdio server: login is for HTTP servers"),
+            );
+        }
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let open = |auth: &str| {
+        eprintln!("skald: sign in to {name} in your browser:\n  {auth}");
+        open_browser(auth);
+    };
+    match skald_mcp::oauth::sign_in(store, name, &url, open, skald_mcp::oauth::SIGN_IN_TIMEOUT)
+        .await
+    {
+        Ok(()) => {
+            print_out(&format!("signed in to {name}"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// `$BROWSER URL`, else the desktop's opener; failing is fine (the URL
+/// was printed).
+fn open_browser(url: &str) {
+    let opener = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| {
+            if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            }
+        });
+    let spawned = std::process::Command::new(&opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = spawned {
+        eprintln!("skald: cannot start {opener} ({e}); open the URL yourself");
+    }
 }
 
 /// `skald tool run mcp__NAME__TOOL ARGS`: connect, gate, call; exit codes

@@ -6,6 +6,7 @@
 //! session driver mirrors execution state to SQLite and emits events.
 
 mod arg_error;
+mod call_scope;
 mod content;
 mod def;
 mod error;
@@ -17,6 +18,7 @@ mod progress;
 mod tool;
 mod typed;
 
+pub use call_scope::{current_call_id, scope_call};
 pub use content::{ContentBlock, ToolOutput};
 pub use def::{DefView, ToolDef};
 pub use error::ToolError;

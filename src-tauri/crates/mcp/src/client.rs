@@ -3,6 +3,10 @@
 //! server's stderr copied line by line to its log file and to a short tail
 //! kept in memory for the status.
 
+// Roots and sampling are deprecated by SEP-2577 (a later protocol revision),
+// but the servers people run today still send them.
+#![allow(deprecated)]
+
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -10,11 +14,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, NumberOrString, ProgressNotificationParam,
-    ProgressToken,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ListRootsResult, NumberOrString,
+    ProgressNotificationParam, ProgressToken, Role, Root, RootsCapabilities, SamplingCapability,
+    SamplingMessage,
 };
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, StreamableHttpClientTransportConfig,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
 use skald_core_api::ProgressReporter;
@@ -23,6 +32,7 @@ use tokio::sync::Notify;
 
 use crate::McpError;
 use crate::config::Transport;
+use crate::requests::{ElicitReply, Elicitation, RequestRoute, SamplingRequest};
 
 /// Lines of stderr a failed status shows.
 pub const STDERR_TAIL_LINES: usize = 20;
@@ -50,9 +60,12 @@ impl StderrTail {
     }
 }
 
-/// What the server may tell Skald between calls.
+/// What the server may tell or ask Skald.
 #[derive(Clone)]
 pub(crate) struct Handler {
+    pub server: String,
+    /// Elicitation, roots and sampling go to the host.
+    pub requests: RequestRoute,
     /// `notifications/tools/list_changed`: the supervisor lists again.
     pub tools_changed: Arc<Notify>,
     /// Where `notifications/progress` of running calls go.
@@ -120,12 +133,144 @@ impl ClientHandler for Handler {
         self.progress.report(&params);
     }
 
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            // A URL elicitation would send the person to a page the server
+            // names; Skald does not open those on a server's word.
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let Some(host) = self.requests.host() else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let call = self.requests.callers.latest(&self.server);
+        if call.is_none() {
+            tracing::info!(server = %self.server, "elicitation outside a tool call declined");
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        let schema = serde_json::to_value(&requested_schema)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let reply = host
+            .elicit(
+                call,
+                Elicitation {
+                    server: self.server.clone(),
+                    message,
+                    schema,
+                },
+            )
+            .await;
+        Ok(match reply {
+            ElicitReply::Accept(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(content)
+            }
+            ElicitReply::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let dirs = match self.requests.host() {
+            Some(host) => host.roots(self.requests.callers.latest(&self.server)).await,
+            None => Vec::new(),
+        };
+        Ok(ListRootsResult::new(
+            dirs.iter().map(|d| root_of(d)).collect(),
+        ))
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(host) = self.requests.host() else {
+            return Err(ErrorData::invalid_request(SAMPLING_DECLINED, None));
+        };
+        let request = SamplingRequest {
+            server: self.server.clone(),
+            system: params.system_prompt.clone(),
+            messages: params
+                .messages
+                .iter()
+                .map(|m| {
+                    let role = match m.role {
+                        Role::User => "user",
+                        Role::Assistant => "assistant",
+                    };
+                    let text: Vec<String> = m
+                        .content
+                        .iter()
+                        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                        .collect();
+                    (role.to_string(), text.join("\n"))
+                })
+                .collect(),
+            max_tokens: params.max_tokens,
+        };
+        match host
+            .sample(self.requests.callers.latest(&self.server), request)
+            .await
+        {
+            Ok(reply) => Ok(CreateMessageResult::new(
+                SamplingMessage::assistant_text(reply.text),
+                reply.model,
+            )
+            .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN)),
+            Err(why) => Err(ErrorData::invalid_request(why, None)),
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
+        // Sampling is declared so servers ask, and hear why not, rather
+        // than fail for want of the capability.
+        let mut caps = ClientCapabilities::default();
+        caps.roots = Some(RootsCapabilities::default());
+        caps.sampling = Some(SamplingCapability::default());
+        caps.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         ClientConfig::new(
-            ClientCapabilities::default(),
+            caps,
             Implementation::new("skald", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// What a server hears when sampling is not allowed.
+pub const SAMPLING_DECLINED: &str = "Skald declines sampling requests from MCP servers unless the person allows them (the `mcp.allow_sampling` setting).";
+
+/// A directory as an MCP root (`file://` URI).
+fn root_of(dir: &Path) -> Root {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string());
+    Root::new(format!("file://{}", dir.display())).with_name(name)
+}
+
+/// Whether a connection failed because the server wants a bearer token
+/// (401 with `WWW-Authenticate`).
+fn auth_required(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err.downcast_ref::<AuthRequiredError>().is_some() {
+            return true;
+        }
+        cur = err.source();
+    }
+    let text = e.to_string();
+    text.contains("Auth required") || text.contains("authorization required")
 }
 
 pub(crate) type Running = RunningService<RoleClient, Handler>;
@@ -187,6 +332,7 @@ fn filled(
 pub(crate) async fn connect(
     transport: &Transport,
     secrets: &HashMap<String, String>,
+    bearer: Option<&str>,
     log: Option<&Path>,
     tail: &StderrTail,
     handler: Handler,
@@ -233,13 +379,19 @@ pub(crate) async fn connect(
                     .map_err(|e| McpError::InvalidConfig(format!("header `{k}`: {e}")))?;
                 custom.insert(name, value);
             }
-            let config =
+            let mut config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            if let Some(token) = bearer {
+                config = config.auth_header(token.to_string());
+            }
             let transport = StreamableHttpClientTransport::from_config(config);
-            handler
-                .serve(transport)
-                .await
-                .map_err(|e| McpError::Handshake(e.to_string()))
+            handler.serve(transport).await.map_err(|e| {
+                if auth_required(&e) {
+                    McpError::SignInRequired(format!("{url} asks to sign in"))
+                } else {
+                    McpError::Handshake(e.to_string())
+                }
+            })
         }
     }
 }

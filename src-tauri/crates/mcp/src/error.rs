@@ -16,6 +16,11 @@ pub enum McpError {
         reason: String,
         stderr: String,
     },
+    /// The server wants OAuth tokens Skald does not have (or can no longer refresh).
+    #[error("sign-in required: {0}")]
+    SignInRequired(String),
+    #[error("OAuth: {0}")]
+    OAuth(String),
     #[error("cannot start the server: {0}")]
     Spawn(String),
     #[error("MCP handshake failed: {0}")]

@@ -20,12 +20,13 @@ use serde::Serialize;
 use serde_json::Value;
 use skald_core_api::{ProgressReporter, ToolOutput};
 use skald_store::Store;
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::McpError;
 use crate::client::{Handler, ProgressRoutes, StderrTail, connect, secret_names};
 use crate::config::ServerConfig;
+use crate::requests::{Callers, ClientRequests, RequestRoute, current_call_id};
 use crate::result::to_output;
 
 /// First wait before a restart; doubles up to [`MAX_BACKOFF`].
@@ -45,6 +46,10 @@ pub enum ServerStatus {
         reason: String,
         stderr: Vec<String>,
     },
+    /// An HTTP server answered 401: the person signs in (OAuth) first.
+    NeedsSignIn {
+        reason: String,
+    },
     Disabled,
 }
 
@@ -54,6 +59,7 @@ impl ServerStatus {
             ServerStatus::Connecting => "connecting",
             ServerStatus::Ready { .. } => "ready",
             ServerStatus::Failed { .. } => "failed",
+            ServerStatus::NeedsSignIn { .. } => "needs_sign_in",
             ServerStatus::Disabled => "disabled",
         }
     }
@@ -73,11 +79,16 @@ pub(crate) struct Server {
     tail: StderrTail,
     stop: CancellationToken,
     retry_now: Notify,
+    changes: broadcast::Sender<String>,
 }
 
 impl Server {
     fn set_status(&self, s: ServerStatus) {
+        let same = *self.status.borrow() == s;
         self.status.send_replace(s);
+        if !same {
+            let _ = self.changes.send(self.config.name.clone());
+        }
     }
 
     fn set_live(&self, live: Option<Live>) {
@@ -98,6 +109,16 @@ impl Server {
             stderr: self.tail.lines(),
         });
     }
+
+    fn failed_with(&self, e: McpError) {
+        match e {
+            McpError::SignInRequired(reason) => {
+                self.set_live(None);
+                self.set_status(ServerStatus::NeedsSignIn { reason });
+            }
+            other => self.failed(other.to_string()),
+        }
+    }
 }
 
 struct Inner {
@@ -105,6 +126,13 @@ struct Inner {
     log_dir: Option<PathBuf>,
     store: Option<Store>,
     progress: ProgressRoutes,
+    /// Names of servers whose status changed (the app's `mcp-status`).
+    changes: broadcast::Sender<String>,
+    /// What servers ask of Skald (elicitation, roots, sampling).
+    requests: Arc<RwLock<Option<Arc<dyn ClientRequests>>>>,
+    /// The tool calls running on each server, newest last: a server's
+    /// request during a call belongs to it.
+    callers: Callers,
 }
 
 /// Every configured server. Cheap to clone; clones share everything.
@@ -128,6 +156,9 @@ impl McpManager {
                 log_dir,
                 store,
                 progress: ProgressRoutes::default(),
+                changes: broadcast::channel(64).0,
+                requests: Arc::new(RwLock::new(None)),
+                callers: Callers::default(),
             }),
         }
     }
@@ -160,7 +191,9 @@ impl McpManager {
             tail: StderrTail::default(),
             stop: CancellationToken::new(),
             retry_now: Notify::new(),
+            changes: self.inner.changes.clone(),
         });
+        let _ = self.inner.changes.send(server.config.name.clone());
         let old = self
             .inner
             .servers
@@ -183,7 +216,27 @@ impl McpManager {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name);
+        let _ = self.inner.changes.send(name.to_string());
         old.map(|s| s.stop.cancel()).is_some()
+    }
+
+    /// Names of servers whose status (or configuration) changes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.inner.changes.subscribe()
+    }
+
+    /// Who answers servers' elicitation, roots and sampling requests
+    /// (without one: declined, no roots).
+    pub fn set_requests(&self, requests: Arc<dyn ClientRequests>) {
+        *self
+            .inner
+            .requests
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(requests);
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.inner.store.as_ref()
     }
 
     /// Stops every server.
@@ -299,6 +352,11 @@ impl McpManager {
                 match s {
                     ServerStatus::Ready { .. } => return Ok(()),
                     ServerStatus::Disabled => return Err(McpError::Disabled(name.to_string())),
+                    ServerStatus::NeedsSignIn { reason } => {
+                        return Err(McpError::SignInRequired(format!(
+                            "{name}: {reason} (sign in: the MCP page or `skald mcp login {name}`)"
+                        )));
+                    }
                     ServerStatus::Failed { reason, stderr } => {
                         return Err(McpError::NotReady {
                             server: name.to_string(),
@@ -363,6 +421,7 @@ impl McpManager {
             }
         }
         let timeout = s.config.timeout;
+        let _caller = self.inner.callers.enter(server, current_call_id());
         // rmcp cancels (notifications/cancelled) a call whose future is
         // dropped: on Stop and on this timeout alike (`call_reporting` does
         // the same for a call that reports progress).
@@ -387,6 +446,24 @@ impl McpManager {
             }
             Ok(Ok(result)) => to_output(&result),
         }
+    }
+
+    fn requests_for(&self, _server: &str) -> RequestRoute {
+        RequestRoute {
+            callers: self.inner.callers.clone(),
+            host: self.inner.requests.clone(),
+        }
+    }
+
+    /// The `Authorization` value of an HTTP server the person signed in
+    /// to (OAuth), its access token refreshed when it expired.
+    async fn bearer_for(&self, config: &ServerConfig) -> Result<Option<String>, McpError> {
+        let (Some(store), crate::config::Transport::Http { url, .. }) =
+            (&self.inner.store, &config.transport)
+        else {
+            return Ok(None);
+        };
+        crate::oauth::access_token(store, &config.name, url).await
     }
 
     /// Secrets a transport names, read from the store.
@@ -462,13 +539,27 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
         let secrets = manager.secrets_for(&server.config).await;
         let tools_changed = Arc::new(Notify::new());
         let handler = Handler {
+            server: name.clone(),
             tools_changed: tools_changed.clone(),
             progress: manager.inner.progress.clone(),
+            requests: manager.requests_for(&name),
+        };
+        let bearer = match manager.bearer_for(&server.config).await {
+            Ok(b) => b,
+            Err(e) => {
+                server.failed_with(e);
+                tokio::select! {
+                    _ = server.stop.cancelled() => break,
+                    _ = server.retry_now.notified() => {}
+                }
+                continue;
+            }
         };
         let attempt = async {
             let running = connect(
                 &server.config.transport,
                 &secrets,
+                bearer.as_deref(),
                 log.as_deref(),
                 &server.tail,
                 handler,
@@ -490,6 +581,17 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
                 "no answer to the handshake within {} ms",
                 server.config.timeout.as_millis()
             )),
+            Ok(Err(McpError::SignInRequired(reason))) => {
+                // Retrying cannot help until the person signs in (which
+                // retries at once).
+                server.set_live(None);
+                server.set_status(ServerStatus::NeedsSignIn { reason });
+                tokio::select! {
+                    _ = server.stop.cancelled() => break,
+                    _ = server.retry_now.notified() => {}
+                }
+                continue;
+            }
             Ok(Err(e)) => server.failed(e.to_string()),
             Ok(Ok((running, tools))) => {
                 backoff = FIRST_BACKOFF;

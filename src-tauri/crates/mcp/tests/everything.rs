@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{node, npm_server, script, wait_file_contains};
+use common::{free_port, node, npm_server, script, wait_file_contains};
 use serde_json::json;
 use skald_core_api::{
     CancellationToken, ContentBlock, ExecutionOutcome, drive_execution, drive_with_progress,
@@ -130,14 +130,6 @@ async fn stop_during_the_long_running_operation_sends_notifications_cancelled() 
 }
 
 /// A free loopback port (the server binds it right after).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 async fn everything_over_streamable_http() {
     let port = free_port();

@@ -13,6 +13,10 @@ use crate::{
     ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
+};
+use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
 };
@@ -101,6 +105,15 @@ exported![
     PdfSpotView,
     SourceLineView,
     ViewerChanged,
+    McpTransportView,
+    McpServerInput,
+    McpStatusView,
+    McpToolView,
+    McpServerView,
+    McpImportView,
+    McpTestView,
+    McpStatusChanged,
+    ElicitationAction,
 ];
 
 /// The full TypeScript source of `ui/src/bindings.ts`.

@@ -59,6 +59,15 @@ pub struct PendingQuestionView {
     /// Markdown.
     pub question: String,
     pub suggested_answers: Vec<String>,
+    /// An MCP server's elicitation: the JSON schema of the form to fill
+    /// (answer with `answer_elicitation`); `None` for an agent's question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub schema: Option<serde_json::Value>,
+    /// The MCP server asking, for an elicitation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub server: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
 }

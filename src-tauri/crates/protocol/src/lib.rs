@@ -13,6 +13,7 @@ mod commands_ts;
 mod companion;
 mod content;
 mod error;
+mod mcp;
 mod rules;
 mod session;
 mod settings;
@@ -27,6 +28,10 @@ pub use companion::{
 };
 pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
+pub use mcp::{
+    ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
+    McpStatusView, McpTestView, McpToolView, McpTransportView,
+};
 pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,

@@ -66,6 +66,10 @@ impl ActivateTools {
 }
 
 impl InterfaceTools for ActivateTools {
+    fn tool_groups(&self) -> Option<Vec<ToolGroup>> {
+        Some(self.lister.groups())
+    }
+
     fn build(&self, frame: &FrameContext) -> Vec<Arc<dyn Tool>> {
         vec![Arc::new(Activate {
             lister: self.lister.clone(),
@@ -194,7 +198,7 @@ impl Tool for Activate {
 }
 
 /// The MCP servers a round may offer: the session's grants for the root
-/// agent, the frame's for a sub-agent.
+/// agent, the frame's for a sub-agent, and the servers marked always-on.
 pub(crate) async fn granted(
     store: &Store,
     session_id: &str,
@@ -206,5 +210,95 @@ pub(crate) async fn granted(
     } else {
         store.grants().list_frame(frame_id).await?
     };
-    Ok(names.into_iter().collect())
+    let mut out: BTreeSet<String> = names.into_iter().collect();
+    out.extend(always_on(store, Some(session_id)).await?);
+    Ok(out)
+}
+
+/// The setting listing MCP servers whose tools every session is offered
+/// without `activate_tools` (a JSON array of names); a session adds its
+/// own under `mcp.always_on:<session id>`.
+pub const ALWAYS_ON_SETTING: &str = "mcp.always_on";
+
+fn always_on_key(session_id: Option<&str>) -> String {
+    match session_id {
+        Some(id) => format!("{ALWAYS_ON_SETTING}:{id}"),
+        None => ALWAYS_ON_SETTING.to_string(),
+    }
+}
+
+async fn names_at(store: &Store, key: &str) -> Result<Vec<String>, skald_store::StoreError> {
+    Ok(store
+        .settings()
+        .get(key)
+        .await?
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        // `config` is never always-on: granting it stays a visible step.
+        .filter(|n| n != tn::CONFIG_GROUP)
+        .collect())
+}
+
+/// Always-on servers for `session_id` (the global ones and its own), or
+/// the global ones alone.
+pub(crate) async fn always_on(
+    store: &Store,
+    session_id: Option<&str>,
+) -> Result<BTreeSet<String>, skald_store::StoreError> {
+    let mut out: BTreeSet<String> = names_at(store, ALWAYS_ON_SETTING)
+        .await?
+        .into_iter()
+        .collect();
+    if let Some(id) = session_id {
+        out.extend(names_at(store, &always_on_key(Some(id))).await?);
+    }
+    Ok(out)
+}
+
+/// Marks `servers` always-on for one session, or for every session.
+pub(crate) async fn set_always_on(
+    store: &Store,
+    session_id: Option<&str>,
+    servers: &[String],
+) -> Result<(), skald_store::StoreError> {
+    let mut names: Vec<&str> = servers
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty() && *s != tn::CONFIG_GROUP)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    store
+        .settings()
+        .set(&always_on_key(session_id), &serde_json::json!(names))
+        .await
+}
+
+/// `<!-- MCP_LIST -->`: the enabled servers, what they are for, their tool
+/// counts, and how to get their tools.
+pub(crate) fn mcp_list(groups: &[ToolGroup], always: &BTreeSet<String>) -> String {
+    if groups.is_empty() {
+        return "(no MCP servers are registered)".to_string();
+    }
+    let mut out = String::new();
+    for g in groups {
+        let on = if always.contains(&g.name) {
+            " (always on)"
+        } else {
+            ""
+        };
+        let about = if g.description.is_empty() {
+            "connecting".to_string()
+        } else {
+            g.description.clone()
+        };
+        out.push_str(&format!("- `{}`{on}: {about}\n", g.name));
+    }
+    out.push_str(
+        "A server's tools (`mcp__<server>__<tool>`) are offered once you call \
+         activate_tools({\"groups\": [\"<server>\"]}); always-on servers' tools are offered already.",
+    );
+    out
 }

@@ -266,6 +266,17 @@ impl AgentCatalog {
 
     /// The full system prompt of `id` for a session working in `workdir`.
     pub fn system_prompt(&self, id: &str, workdir: &Path) -> Result<String, SessionError> {
+        self.system_prompt_with(id, workdir, MCP_LIST_EMPTY.trim_end())
+    }
+
+    /// [`system_prompt`](Self::system_prompt) with `<!-- MCP_LIST -->`
+    /// filled with `mcp_list`.
+    pub fn system_prompt_with(
+        &self,
+        id: &str,
+        workdir: &Path,
+        mcp_list: &str,
+    ) -> Result<String, SessionError> {
         let agent = self.require(id)?;
         let raw = match &agent.source {
             AgentSource::Dir(dir) => load_system_prompt(dir, id)?,
@@ -281,7 +292,10 @@ impl AgentCatalog {
                     out.push_str(&self.agents_list(id));
                     out.push('\n');
                 }
-                Some(Directive::McpList) => out.push_str(MCP_LIST_EMPTY),
+                Some(Directive::McpList) => {
+                    out.push_str(mcp_list);
+                    out.push('\n');
+                }
                 None => out.push_str(line),
             }
         }
@@ -318,7 +332,7 @@ impl AgentCatalog {
     }
 }
 
-/// What `<!-- MCP_LIST -->` becomes until MCP servers can be registered.
+/// What `<!-- MCP_LIST -->` becomes without MCP servers.
 const MCP_LIST_EMPTY: &str = "(no MCP servers are registered)\n";
 
 fn builtin_prompt(id: &str) -> Option<&'static str> {

@@ -406,7 +406,7 @@ pub(crate) async fn run_tool(
         return Outcome::Failed(notes::unknown_tool(name, &available(t)));
     };
     // A tool that keys state by its call (a question) reads the id here.
-    let driven = crate::interface::CURRENT_CALL.scope(
+    let driven = skald_core_api::scope_call(
         id.to_string(),
         drive_with_progress(exec.as_ref(), cancel, |p| emit_progress(t, id, p)),
     );

@@ -35,17 +35,10 @@ impl FrameEvents {
     }
 }
 
-tokio::task_local! {
-    /// The id of the call being run (`chat_llm_tools.id`), while it runs.
-    pub(crate) static CURRENT_CALL: String;
-}
-
 /// The id of the tool call whose execution is being polled, for a tool
 /// that keys state by its call (a question asked once, re-asked after a
 /// restart). `None` outside the driver.
-pub fn current_call_id() -> Option<String> {
-    CURRENT_CALL.try_with(Clone::clone).ok()
-}
+pub use skald_core_api::current_call_id;
 
 /// The frame a set of tools is built for.
 #[derive(Clone)]
@@ -66,6 +59,12 @@ pub struct FrameContext {
 /// Builds a kind of InterfaceTool for a frame.
 pub trait InterfaceTools: Send + Sync {
     fn build(&self, frame: &FrameContext) -> Vec<Arc<dyn Tool>>;
+
+    /// The lazy tool groups it offers, for the factory of `activate_tools`
+    /// (`<!-- MCP_LIST -->` lists them).
+    fn tool_groups(&self) -> Option<Vec<crate::ToolGroup>> {
+        None
+    }
 
     /// The board its questions wait on, for a factory that asks the person.
     fn question_board(&self) -> Option<crate::QuestionBoard> {

@@ -28,6 +28,7 @@ mod ids;
 mod inbox;
 mod interface;
 mod known_tools;
+mod mcp_requests;
 pub mod notes;
 mod provider;
 mod resume;
@@ -37,7 +38,7 @@ mod subagent;
 pub mod tasks;
 mod turn;
 
-pub use activate::{ActivateTools, GroupLister, ToolGroup};
+pub use activate::{ALWAYS_ON_SETTING, ActivateTools, GroupLister, ToolGroup};
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
@@ -60,5 +61,6 @@ pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionPara
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
 pub use notes::retry_line;
+pub use mcp_requests::{ALLOW_SAMPLING_SETTING, parse_reply as parse_elicitation_reply};
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

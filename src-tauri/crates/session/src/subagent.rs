@@ -421,9 +421,10 @@ async fn continue_frame(
     // caller's turn.
     let prepared = async {
         let agent = catalog.require(&frame.agent_id)?;
+        let mcp_list = t.inner.mcp_list(t.session_id()).await?;
         let system = with_extra_prompt(
             crate::environment::with_environment(
-                catalog.system_prompt(&frame.agent_id, t.workdir)?,
+                catalog.system_prompt_with(&frame.agent_id, t.workdir, &mcp_list)?,
                 t.workdir,
             ),
             t.session,

@@ -94,3 +94,12 @@ pub async fn wait_file_contains(path: &std::path::Path, needle: &str, within: Du
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A port nothing listens on (yet).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

@@ -4,7 +4,8 @@
 //   node misbehave.mjs MODE
 //
 // MODE: ok (well behaved), crash-start (exits before the handshake),
-// hang-init (never answers initialize), garbage (answers with non-JSON).
+// hang-init (never answers initialize), slow-init (answers initialize
+// after $SLOW_INIT_MS, default 3000), garbage (answers with non-JSON).
 // Tools in mode ok: echo {text}, sleep {ms} (answers after ms; a
 // notifications/cancelled for it is appended to $MISBEHAVE_LOG), crash
 // (exits mid-call), hang (never answers), fail (isError), add_tool (adds a
@@ -58,6 +59,16 @@ rl.on("line", (line) => {
     case "initialize":
       if (mode === "hang-init") {
         process.stderr.write("misbehave: thinking about initialize forever\n");
+        return;
+      }
+      if (mode === "slow-init") {
+        // A server that takes its time to start (the start-up benchmark).
+        const ms = Number(process.env.SLOW_INIT_MS || 3000);
+        setTimeout(() => reply({
+          protocolVersion: msg.params.protocolVersion,
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: "misbehave", version: "1.0.0" },
+        }), ms);
         return;
       }
       reply({

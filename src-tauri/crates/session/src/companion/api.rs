@@ -175,6 +175,8 @@ impl ChatSessionHandler {
                 title: q.title,
                 question: q.question,
                 suggested_answers: q.suggestions,
+                schema: q.schema,
+                server: q.server,
                 created_at: q.created_at,
             });
         }

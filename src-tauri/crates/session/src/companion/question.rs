@@ -46,6 +46,12 @@ impl QuestionBoard {
         Ok(done)
     }
 
+    /// Resolves at the next answer given in this process (register before
+    /// reading the row, so an answer in between is not missed).
+    pub(crate) fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
+    }
+
     /// Wakes every waiting question to look at its row again.
     pub fn wake(&self) {
         self.changed.notify_waiters();

@@ -52,12 +52,14 @@ impl ChatSessionHandler {
     ) -> Result<Prepared, SessionError> {
         let session = self.session_row(session_id).await?;
         let workdir = session_workdir(&session)?;
+        let mcp_list = self.inner.mcp_list(&session.id).await?;
         let system = with_extra_prompt(
             with_environment(
-                self.inner
-                    .agents
-                    .catalog()
-                    .system_prompt(&session.agent_id, &workdir)?,
+                self.inner.agents.catalog().system_prompt_with(
+                    &session.agent_id,
+                    &workdir,
+                    &mcp_list,
+                )?,
                 &workdir,
             ),
             &session,

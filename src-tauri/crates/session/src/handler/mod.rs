@@ -137,6 +137,18 @@ pub(crate) struct Parts {
 }
 
 impl Inner {
+    /// `<!-- MCP_LIST -->` for a session: the groups of the `activate_tools`
+    /// factory, the session's always-on servers marked.
+    pub(crate) async fn mcp_list(&self, session_id: &str) -> Result<String, SessionError> {
+        let groups = self
+            .interface
+            .iter()
+            .find_map(|f| f.tool_groups())
+            .unwrap_or_default();
+        let always = crate::activate::always_on(&self.store, Some(session_id)).await?;
+        Ok(crate::activate::mcp_list(&groups, &always))
+    }
+
     /// The tools of a frame's round: the registry, the other sources, the
     /// session's own (`execute_task`, `list_items`), then the InterfaceTools built for the
     /// frame. Which of them a sub-agent is offered is the audience's call

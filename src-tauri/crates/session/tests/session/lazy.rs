@@ -137,3 +137,82 @@ async fn activating_config_brings_in_the_config_group() {
         ["config"]
     );
 }
+
+#[tokio::test]
+async fn mcp_list_names_enabled_servers_and_an_always_on_server_needs_no_activation() {
+    let e = env([
+        ScriptedTurn::new()
+            .tool_call(0, "c1", "mcp__demo__ping", "{}")
+            .done(StopReason::ToolUse),
+        ScriptedTurn::new().text("Done.").done(StopReason::EndTurn),
+        ScriptedTurn::new().text("Other.").done(StopReason::EndTurn),
+    ])
+    .await;
+    let agent_md = e
+        .dir
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join("agents/main/AGENT.md");
+    std::fs::write(
+        &agent_md,
+        "You are a test agent.\nServers:\n<!-- MCP_LIST -->\nEnd.\n",
+    )
+    .unwrap();
+    let lister: Arc<dyn GroupLister> = Arc::new(|| {
+        vec![
+            ToolGroup {
+                name: "demo".into(),
+                description: "a demo server; 1 tools".into(),
+            },
+            ToolGroup {
+                name: "other".into(),
+                description: "files; 14 tools".into(),
+            },
+        ]
+    });
+    let handler = e
+        .handler
+        .clone()
+        .with_tool_source(Arc::new(DemoSource))
+        .with_interface_tools(Arc::new(ActivateTools::new(lister)) as Arc<dyn InterfaceTools>);
+    let sid = e.session().await;
+    handler
+        .set_mcp_always_on(Some(&sid), &["demo".to_string(), "config".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(handler.mcp_always_on(Some(&sid)).await.unwrap(), ["demo"]);
+    let sink = RecordingSink::new();
+    let outcome = handler.send_message(&sid, "ping", &sink).await.unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    let req = e.request(0);
+    let system = req.system.clone().unwrap_or_default();
+    assert!(
+        system.contains("- `demo` (always on): a demo server; 1 tools"),
+        "{system}"
+    );
+    assert!(system.contains("- `other`: files; 14 tools"), "{system}");
+    assert!(system.contains("activate_tools"), "{system}");
+    assert!(!system.contains("<!-- MCP_LIST -->"), "{system}");
+    // Offered in the first round, without activate_tools; no grant stored.
+    assert!(offered(&req).contains(&"mcp__demo__ping".to_string()));
+    assert_eq!(e.tool_rows(&sid).await[0].result.as_deref(), Some("pong"));
+    assert!(
+        e.store
+            .grants()
+            .list_session(&sid)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Another session does not have it always on; the global setting does.
+    let other = e.session().await;
+    handler.send_message(&other, "x", &sink).await.unwrap();
+    assert!(!offered(&e.request(2)).contains(&"mcp__demo__ping".to_string()));
+    handler
+        .set_mcp_always_on(None, &["demo".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(handler.mcp_always_on(Some(&other)).await.unwrap(), ["demo"]);
+}

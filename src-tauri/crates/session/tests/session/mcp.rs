@@ -83,3 +83,165 @@ async fn mcp_progress_notifications_reach_the_event_stream_before_the_result() {
         "{progress:?}"
     );
 }
+
+/// A session whose MCP servers' requests go to the handler.
+async fn with_everything(
+    turns: impl IntoIterator<Item = ScriptedTurn>,
+) -> (Env, McpManager, skald_session::ChatSessionHandler) {
+    let e = env(turns).await;
+    let m = McpManager::new(None, None);
+    m.set_requests(e.handler.mcp_requests(e.workdir.clone()));
+    m.put(everything());
+    m.wait_ready("everything").await.unwrap();
+    let handler = e
+        .handler
+        .clone()
+        .with_tool_source(Arc::new(McpSource::new(m.clone())));
+    (e, m, handler)
+}
+
+/// Waits for the pending question of call `id`.
+async fn question_of(
+    h: &skald_session::ChatSessionHandler,
+    id: &str,
+) -> skald_protocol::PendingQuestionView {
+    for _ in 0..300 {
+        if let Some(q) = h
+            .pending_questions()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|q| q.tool_call_id == id)
+        {
+            return q;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no question for {id}");
+}
+
+#[tokio::test]
+async fn an_mcp_elicitation_is_a_question_of_the_call_with_its_schema_and_the_form_answers_it() {
+    let name = "mcp__everything__trigger-elicitation-request";
+    let (e, m, handler) = with_everything([
+        ScriptedTurn::tool_reply("e1", name, "{}"),
+        ScriptedTurn::text_reply("Thanks."),
+    ])
+    .await;
+    let sid = e.session().await;
+    let h = handler.clone();
+    let (s2, sink) = (sid.clone(), RecordingSink::new());
+    let turn = tokio::spawn(async move { h.send_message(&s2, "go", &sink).await });
+    let q = question_of(&handler, "e1").await;
+    assert_eq!(q.session_id, sid);
+    assert_eq!(q.server.as_deref(), Some("everything"));
+    let schema = q.schema.clone().expect("an elicitation carries its schema");
+    assert_eq!(schema["properties"]["name"]["type"], "string");
+    assert!(q.question.contains("Please provide inputs"), "{q:?}");
+    handler
+        .answer_elicitation(
+            "e1",
+            skald_protocol::ElicitationAction::Accept,
+            Some(json!({"name": "Grace Hopper", "check": true})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(turn.await.unwrap().unwrap(), TurnOutcome::Completed);
+    m.shutdown();
+    let rows = e.tool_rows(&sid).await;
+    let row = rows.iter().find(|r| r.id == "e1").unwrap();
+    let result = row.result.clone().unwrap_or_default();
+    assert!(result.contains("Grace Hopper"), "{result}");
+    assert!(handler.pending_questions().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_elicitation_answered_decline_from_the_cli_text_reaches_the_server() {
+    let name = "mcp__everything__trigger-elicitation-request";
+    let (e, m, handler) = with_everything([
+        ScriptedTurn::tool_reply("e2", name, "{}"),
+        ScriptedTurn::text_reply("ok"),
+    ])
+    .await;
+    let sid = e.session().await;
+    let h = handler.clone();
+    let s2 = sid.clone();
+    let turn = tokio::spawn(async move { h.send_message(&s2, "go", &RecordingSink::new()).await });
+    question_of(&handler, "e2").await;
+    // What `skald answer e2 decline` stores.
+    handler.answer_question("e2", "decline").await.unwrap();
+    assert_eq!(turn.await.unwrap().unwrap(), TurnOutcome::Completed);
+    m.shutdown();
+    let rows = e.tool_rows(&sid).await;
+    let result = rows
+        .iter()
+        .find(|r| r.id == "e2")
+        .and_then(|r| r.result.clone())
+        .unwrap_or_default()
+        .to_lowercase();
+    assert!(result.contains("decline"), "{result}");
+}
+
+#[tokio::test]
+async fn the_roots_of_an_mcp_call_are_its_sessions_working_directory() {
+    let name = "mcp__everything__get-roots-list";
+    let (e, m, handler) = with_everything([
+        ScriptedTurn::tool_reply("r1", name, "{}"),
+        ScriptedTurn::text_reply("ok"),
+    ])
+    .await;
+    let sid = e.session().await;
+    handler
+        .send_message(&sid, "go", &RecordingSink::new())
+        .await
+        .unwrap();
+    m.shutdown();
+    let result = e
+        .tool_rows(&sid)
+        .await
+        .iter()
+        .find(|r| r.id == "r1")
+        .and_then(|r| r.result.clone())
+        .unwrap_or_default();
+    let uri = format!("file://{}", e.workdir.display());
+    assert!(result.contains(&uri), "{uri} not in {result}");
+}
+
+#[tokio::test]
+async fn mcp_sampling_is_declined_unless_the_setting_allows_it_then_the_sessions_model_answers() {
+    let name = "mcp__everything__trigger-sampling-request";
+    let args = json!({"prompt": "hi", "maxTokens": 10}).to_string();
+    let (e, m, handler) = with_everything([
+        ScriptedTurn::tool_reply("s1", name, args.clone()),
+        ScriptedTurn::text_reply("ok"),
+        ScriptedTurn::tool_reply("s2", name, args),
+        // The server's sampling request, answered by the session's model.
+        ScriptedTurn::text_reply("sampled words"),
+        ScriptedTurn::text_reply("ok"),
+    ])
+    .await;
+    let sid = e.session().await;
+    handler
+        .send_message(&sid, "first", &RecordingSink::new())
+        .await
+        .unwrap();
+    e.store
+        .settings()
+        .set(skald_session::ALLOW_SAMPLING_SETTING, &json!(true))
+        .await
+        .unwrap();
+    handler
+        .send_message(&sid, "second", &RecordingSink::new())
+        .await
+        .unwrap();
+    m.shutdown();
+    let rows = e.tool_rows(&sid).await;
+    let text = |id: &str| {
+        rows.iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.result.clone())
+            .unwrap_or_default()
+    };
+    assert!(text("s1").contains("declines sampling"), "{}", text("s1"));
+    assert!(text("s2").contains("sampled words"), "{}", text("s2"));
+}

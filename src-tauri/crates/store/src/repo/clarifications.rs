@@ -7,7 +7,7 @@ use serde_json::Value;
 use sqlx::sqlite::{SqlitePool, SqliteRow};
 use sqlx::{FromRow, Row};
 
-use crate::columns::{now_ms, parse_json};
+use crate::columns::{json_column, json_text, now_ms, parse_json};
 use crate::error::Result;
 
 /// A stored question.
@@ -35,6 +35,10 @@ pub struct ClarificationRow {
     pub created_at: i64,
     /// Unix millis of the answer or withdrawal.
     pub answered_at: Option<i64>,
+    /// An MCP elicitation's requested JSON schema (the form to fill).
+    pub schema: Option<Value>,
+    /// The MCP server that asked (an elicitation).
+    pub server: Option<String>,
 }
 
 impl FromRow<'_, SqliteRow> for ClarificationRow {
@@ -59,6 +63,8 @@ impl FromRow<'_, SqliteRow> for ClarificationRow {
             answer: row.try_get("answer")?,
             created_at: row.try_get("created_at")?,
             answered_at: row.try_get("answered_at")?,
+            schema: json_column(row, "schema")?,
+            server: row.try_get("server")?,
         })
     }
 }
@@ -110,6 +116,44 @@ impl ClarificationsRepo {
         .bind(&new.question)
         .bind(Value::from(new.suggestions.clone()).to_string())
         .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        self.get(&new.tool_call_id)
+            .await?
+            .ok_or_else(|| crate::StoreError::not_found("clarification", new.tool_call_id.clone()))
+    }
+
+    /// Stores an MCP server's elicitation as the pending question of the
+    /// tool call it came from. A server may ask several times during one
+    /// call, so a settled question of the call is replaced (a call has one
+    /// card).
+    pub async fn ask_form(
+        &self,
+        new: &NewClarification,
+        schema: &Value,
+        server: &str,
+    ) -> Result<ClarificationRow> {
+        sqlx::query(
+            "INSERT INTO clarifications
+               (tool_call_id, session_id, frame_id, agent_id, title, question, suggestions,
+                created_at, schema, server)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tool_call_id) DO UPDATE SET
+               title = excluded.title, question = excluded.question,
+               suggestions = excluded.suggestions, created_at = excluded.created_at,
+               schema = excluded.schema, server = excluded.server,
+               status = 'pending', answer = NULL, answered_at = NULL",
+        )
+        .bind(&new.tool_call_id)
+        .bind(&new.session_id)
+        .bind(new.frame_id)
+        .bind(&new.agent_id)
+        .bind(&new.title)
+        .bind(&new.question)
+        .bind(Value::from(new.suggestions.clone()).to_string())
+        .bind(now_ms())
+        .bind(json_text(Some(schema)))
+        .bind(server)
         .execute(&self.pool)
         .await?;
         self.get(&new.tool_call_id)

@@ -1,0 +1,161 @@
+//! What a server may ask of Skald while connected: an elicitation (a form
+//! for the person), its roots (the working directory) and sampling (a
+//! completion from the session's model). The host (the session) answers
+//! through [`ClientRequests`]; this crate only routes a request to the tool
+//! call it belongs to.
+//!
+//! MCP does not say which call a server request belongs to, so a request is
+//! routed to the newest call running on that server (the one a server
+//! blocks on while it asks); with none running, an elicitation or a sampling
+//! request is declined and the roots are the host's default.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use serde_json::Value;
+use skald_core_api::BoxFuture;
+
+pub use skald_core_api::current_call_id;
+
+/// An elicitation: what the server wants and the schema of the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicitation {
+    pub server: String,
+    /// Shown to the person.
+    pub message: String,
+    /// The requested JSON schema (an object of primitive properties).
+    pub schema: Value,
+}
+
+/// The person's answer to an elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitReply {
+    /// The form's content (an object matching the schema).
+    Accept(Value),
+    Decline,
+    Cancel,
+}
+
+/// A sampling request, reduced to what a provider needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingRequest {
+    pub server: String,
+    pub system: Option<String>,
+    /// `(role, text)`: `user` or `assistant`.
+    pub messages: Vec<(String, String)>,
+    pub max_tokens: u32,
+}
+
+/// A completion for a server: the model that answered and its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingReply {
+    pub model: String,
+    pub text: String,
+}
+
+/// The host's answers to server requests. `call_id` is the tool call the
+/// request is routed to (`None`: no call of that server is running).
+pub trait ClientRequests: Send + Sync {
+    fn elicit(
+        &self,
+        call_id: Option<String>,
+        request: Elicitation,
+    ) -> BoxFuture<'static, ElicitReply>;
+
+    /// Directories the server may work in.
+    fn roots(&self, call_id: Option<String>) -> BoxFuture<'static, Vec<PathBuf>>;
+
+    /// `Err`: why the request is declined (the server shows it).
+    fn sample(
+        &self,
+        call_id: Option<String>,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingReply, String>>;
+}
+
+/// Per server: `(sequence, call id)` of its running calls, newest last.
+type Running = HashMap<String, Vec<(u64, Option<String>)>>;
+
+/// The calls running on each server, newest last.
+#[derive(Clone, Default)]
+pub(crate) struct Callers(Arc<Mutex<Running>>);
+
+/// Takes its call off the list when the call ends or is dropped.
+pub(crate) struct CallerGuard {
+    callers: Callers,
+    server: String,
+    seq: u64,
+}
+
+impl Drop for CallerGuard {
+    fn drop(&mut self) {
+        let mut g = self.callers.lock();
+        if let Some(v) = g.get_mut(&self.server) {
+            v.retain(|(s, _)| *s != self.seq);
+        }
+    }
+}
+
+static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Callers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Running> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn enter(&self, server: &str, call_id: Option<String>) -> CallerGuard {
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lock()
+            .entry(server.to_string())
+            .or_default()
+            .push((seq, call_id));
+        CallerGuard {
+            callers: self.clone(),
+            server: server.to_string(),
+            seq,
+        }
+    }
+
+    /// The newest running call of `server` that has an id.
+    pub(crate) fn latest(&self, server: &str) -> Option<String> {
+        self.lock()
+            .get(server)
+            .and_then(|v| v.iter().rev().find_map(|(_, id)| id.clone()))
+    }
+}
+
+/// What a server's handler needs to answer its requests.
+#[derive(Clone)]
+pub(crate) struct RequestRoute {
+    pub callers: Callers,
+    pub host: Arc<RwLock<Option<Arc<dyn ClientRequests>>>>,
+}
+
+impl RequestRoute {
+    pub(crate) fn host(&self) -> Option<Arc<dyn ClientRequests>> {
+        self.host
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_goes_to_the_newest_running_call_of_its_server() {
+        let c = Callers::default();
+        let a = c.enter("s", Some("a".into()));
+        let b = c.enter("s", Some("b".into()));
+        let _other = c.enter("t", Some("x".into()));
+        assert_eq!(c.latest("s").as_deref(), Some("b"));
+        drop(b);
+        assert_eq!(c.latest("s").as_deref(), Some("a"));
+        drop(a);
+        assert_eq!(c.latest("s"), None);
+        assert_eq!(c.latest("t").as_deref(), Some("x"));
+    }
+}
