@@ -264,7 +264,7 @@ fn root_of(dir: &Path) -> Root {
 
 /// Whether a connection failed because the server wants a bearer token
 /// (401 with `WWW-Authenticate`).
-fn auth_required(e: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn auth_required(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {
         if err.downcast_ref::<AuthRequiredError>().is_some() {
