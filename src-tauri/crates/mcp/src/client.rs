@@ -34,6 +34,9 @@ use crate::McpError;
 use crate::config::Transport;
 use crate::requests::{ElicitReply, Elicitation, RequestRoute, SamplingRequest};
 
+/// How long a failed start waits for the rest of the server's stderr.
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Lines of stderr a failed status shows.
 pub const STDERR_TAIL_LINES: usize = 20;
 
@@ -261,7 +264,7 @@ fn root_of(dir: &Path) -> Root {
 
 /// Whether a connection failed because the server wants a bearer token
 /// (401 with `WWW-Authenticate`).
-fn auth_required(e: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn auth_required(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {
         if err.downcast_ref::<AuthRequiredError>().is_some() {
@@ -358,17 +361,24 @@ pub(crate) async fn connect(
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|e| McpError::Spawn(format!("{command}: {e}")))?;
-            if let Some(stderr) = stderr {
+            let pump = stderr.map(|stderr| {
                 tokio::spawn(pump_stderr(
                     stderr,
                     log.map(Path::to_path_buf),
                     tail.clone(),
-                ));
+                ))
+            });
+            match handler.serve(proc).await {
+                Ok(running) => Ok(running),
+                Err(e) => {
+                    // A server that died at start has written why: let its
+                    // last lines reach the tail before the status is set.
+                    if let Some(p) = pump {
+                        let _ = tokio::time::timeout(STDERR_GRACE, p).await;
+                    }
+                    Err(McpError::Handshake(e.to_string()))
+                }
             }
-            handler
-                .serve(proc)
-                .await
-                .map_err(|e| McpError::Handshake(e.to_string()))
         }
         Transport::Http { url, headers } => {
             let mut custom = HashMap::new();

@@ -79,6 +79,9 @@ pub(crate) struct Server {
     tail: StderrTail,
     stop: CancellationToken,
     retry_now: Notify,
+    /// The server refused the connection's token: connect again (with a
+    /// refreshed one, or to ask for a sign-in).
+    reconnect: Notify,
     changes: broadcast::Sender<String>,
 }
 
@@ -191,6 +194,7 @@ impl McpManager {
             tail: StderrTail::default(),
             stop: CancellationToken::new(),
             retry_now: Notify::new(),
+            reconnect: Notify::new(),
             changes: self.inner.changes.clone(),
         });
         let _ = self.inner.changes.send(server.config.name.clone());
@@ -436,6 +440,13 @@ impl McpManager {
                 server: server.to_string(),
                 ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
             }),
+            Ok(Err(e)) if crate::client::auth_required(&e) => {
+                // The access token expired or was revoked mid-connection.
+                s.reconnect.notify_one();
+                Err(McpError::SignInRequired(format!(
+                    "{server} refused the access token; reconnecting with a refreshed one (try again)"
+                )))
+            }
             Ok(Err(e)) => {
                 let tail = s.tail.lines();
                 let mut msg = e.to_string();
@@ -604,9 +615,16 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
                 tracing::info!(server = %name, tools = tools.len(), "MCP server ready");
                 let ct = running.cancellation_token();
                 let mut closed = Box::pin(running.waiting());
+                let mut why = "the server closed the connection";
                 loop {
                     tokio::select! {
                         _ = &mut closed => break,
+                        _ = server.reconnect.notified() => {
+                            ct.cancel();
+                            let _ = tokio::time::timeout(Duration::from_secs(2), &mut closed).await;
+                            why = "the server refused the access token; reconnecting";
+                            break;
+                        }
                         _ = server.stop.cancelled() => {
                             ct.cancel();
                             let _ = tokio::time::timeout(Duration::from_secs(2), closed).await;
@@ -627,7 +645,7 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
                         }
                     }
                 }
-                server.failed("the server closed the connection".into());
+                server.failed(why.into());
             }
         }
         tracing::warn!(server = %name, status = ?*server.status.borrow(), "MCP server not connected; retrying in {backoff:?}");

@@ -1,6 +1,5 @@
-//! The MCP page's operations (`skald_mcp::admin`): every change reaches the
-//! store and the running manager together; listing picks up what the CLI
-//! wrote; a test connection reports tools or a failure with stderr.
+//! The MCP page's service (`skald_mcp::admin`): what the app's commands do,
+//! on a real store and the test server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,143 +7,134 @@ mod common;
 
 use std::time::Duration;
 
-use common::{misbehave, npm_server, script, wait_status};
+use common::{script, wait_status};
 use skald_mcp::{McpManager, ServerStatus, admin};
 use skald_protocol::{McpServerInput, McpStatusView, McpTransportView};
 use skald_store::Store;
 
-const WITHIN: Duration = Duration::from_secs(30);
-
-fn node_input(name: &str, args: Vec<String>) -> McpServerInput {
+fn input(name: &str, mode: &str) -> McpServerInput {
     McpServerInput {
         name: name.into(),
         transport: McpTransportView::Stdio {
             command: "node".into(),
-            args,
+            args: vec![script("misbehave.mjs"), mode.into()],
             env: Default::default(),
             cwd: None,
         },
         enabled: true,
-        timeout_ms: Some(30_000),
-        description: String::new(),
+        timeout_ms: Some(10_000),
+        description: "a test server".into(),
     }
 }
 
-fn everything(name: &str) -> McpServerInput {
-    let js = npm_server("server-everything").display().to_string();
-    node_input(name, vec![js, "stdio".into()])
-}
-
 #[tokio::test]
-async fn save_toggle_rename_and_remove_reach_store_and_manager() {
+async fn save_list_toggle_log_import_and_remove_change_the_store_and_the_running_servers() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
+    let store = Store::open(&dir.path().join("data")).await.unwrap();
     let m = McpManager::new(Some(dir.path().join("logs")), Some(store.clone()));
+    let mut changes = m.subscribe();
 
-    admin::save(&m, &store, everything("ev"), None)
+    let v = admin::save(&m, &store, input("good", "ok"), None)
         .await
         .unwrap();
-    wait_status(&m, "ev", WITHIN, |s| {
+    assert_eq!(v.description, "a test server");
+    assert_eq!(v.timeout_ms, 10_000);
+    assert_eq!(changes.recv().await.unwrap(), "good");
+    wait_status(&m, "good", Duration::from_secs(10), |s| {
         matches!(s, ServerStatus::Ready { .. })
     })
     .await;
-    let listed = admin::list(&m, &store).await;
-    assert_eq!(listed.len(), 1);
-    assert!(matches!(listed[0].status, McpStatusView::Ready { .. }));
+    let list = admin::list(&m, &store).await;
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].status, McpStatusView::Ready { tools: 6 });
     assert!(
-        listed[0]
+        list[0]
             .tools
             .iter()
-            .any(|t| t.tool == "echo" && t.name == "mcp__ev__echo" && !t.description.is_empty())
+            .any(|t| t.name == "mcp__good__echo" && t.tool == "echo")
     );
+    assert!(store.mcp_servers().get("good").await.unwrap().is_some());
 
-    let off = admin::set_enabled(&m, &store, "ev", false).await.unwrap();
+    // Rename by saving under a new name with the previous one given.
+    admin::save(&m, &store, input("better", "ok"), Some("good"))
+        .await
+        .unwrap();
+    assert!(store.mcp_servers().get("good").await.unwrap().is_none());
+    assert_eq!(m.names(), ["better"]);
+
+    let off = admin::set_enabled(&m, &store, "better", false)
+        .await
+        .unwrap();
     assert_eq!(off.status, McpStatusView::Disabled);
     assert!(
         !store
             .mcp_servers()
-            .get("ev")
+            .get("better")
             .await
             .unwrap()
             .unwrap()
             .enabled
     );
-    assert!(admin::set_enabled(&m, &store, "nope", true).await.is_err());
 
-    // An edit that renames: the old name is gone from both.
-    let mut renamed = everything("ev2");
-    renamed.description = "renamed".into();
-    admin::save(&m, &store, renamed, Some("ev")).await.unwrap();
-    assert_eq!(m.status("ev"), None);
-    assert!(store.mcp_servers().get("ev").await.unwrap().is_none());
-    assert_eq!(m.config("ev2").unwrap().description, "renamed");
-    // A rename onto another server's name is refused, nothing lost.
-    admin::save(&m, &store, everything("other"), None)
+    // A server that dies at start: failed with its stderr, which the log keeps.
+    admin::save(&m, &store, input("broken", "crash-start"), None)
         .await
         .unwrap();
-    let err = admin::save(&m, &store, everything("other"), Some("ev2"))
-        .await
-        .unwrap_err();
-    assert!(err.to_string().contains("already exists"), "{err}");
-    assert!(store.mcp_servers().get("ev2").await.unwrap().is_some());
-
-    assert!(admin::remove(&m, &store, "ev2").await.unwrap());
-    assert_eq!(m.status("ev2"), None);
-    assert!(!admin::remove(&m, &store, "ev2").await.unwrap());
-    m.shutdown();
-}
-
-#[tokio::test]
-async fn listing_follows_what_another_process_wrote_to_the_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
-    let m = McpManager::new(None, Some(store.clone()));
-    let log = dir.path().join("misbehave.log");
-    // As `skald mcp add --disabled` leaves it.
-    let mut cli_added = misbehave("cli", "ok", &log, WITHIN);
-    cli_added.enabled = false;
-    store
-        .mcp_servers()
-        .upsert(&cli_added.to_row().unwrap())
-        .await
-        .unwrap();
-    m.put(misbehave("stale", "ok", &log, WITHIN));
-
-    let listed = admin::list(&m, &store).await;
-    let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["cli"]);
-    assert_eq!(listed[0].status, McpStatusView::Disabled);
-    assert_eq!(m.names(), ["cli"]);
-
-    // Enabled by the CLI (`skald mcp enable`): the next listing starts it.
-    store.mcp_servers().set_enabled("cli", true).await.unwrap();
-    admin::list(&m, &store).await;
-    wait_status(&m, "cli", WITHIN, |s| {
-        matches!(s, ServerStatus::Ready { .. })
-    })
-    .await;
-    m.shutdown();
-}
-
-#[tokio::test]
-async fn a_test_connection_lists_tools_or_says_why_with_stderr() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
-    let ok = admin::test(&store, everything("probe")).await;
-    assert!(ok.ok, "{:?}", ok.error);
-    assert!(ok.tools.iter().any(|t| t.tool == "echo"));
-    // Nothing was stored.
-    assert!(store.mcp_servers().list().await.unwrap().is_empty());
-
-    let broken = admin::test(
-        &store,
-        node_input(
-            "broken",
-            vec![script("misbehave.mjs"), "crash-start".into()],
-        ),
+    // (Its stderr is read alongside the handshake, so a first failure
+    // may come before the line does.)
+    let s = wait_status(
+        &m,
+        "broken",
+        Duration::from_secs(10),
+        |s| matches!(s, ServerStatus::Failed { stderr, .. } if !stderr.is_empty()),
     )
     .await;
-    assert!(!broken.ok);
-    let err = broken.error.unwrap_or_default();
-    assert!(err.contains("cannot open the frobnicator"), "{err}");
+    assert!(format!("{s:?}").contains("frobnicator"), "{s:?}");
+    let log = admin::log_tail(&m, "broken", admin::LOG_TAIL_BYTES).unwrap();
+    assert!(log.contains("cannot open the frobnicator"), "{log}");
+    assert!(admin::log_tail(&m, "nobody", 100).is_err());
+
+    let report = admin::import(
+        &m,
+        &store,
+        r#"{"mcpServers": {"imp": {"command": "node", "args": ["x.js"], "alwaysAllow": []}}}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.imported, ["imp"]);
+    assert!(
+        report.warnings.iter().any(|w| w.contains("alwaysAllow")),
+        "{report:?}"
+    );
+    assert!(m.config("imp").is_some());
+
+    assert!(admin::remove(&m, &store, "imp").await.unwrap());
+    assert!(m.config("imp").is_none());
+    assert!(store.mcp_servers().get("imp").await.unwrap().is_none());
+    assert!(!admin::remove(&m, &store, "imp").await.unwrap());
+
+    // Bad input is refused before anything is stored.
+    let mut bad = input("a__b", "ok");
+    bad.timeout_ms = None;
+    assert!(admin::save(&m, &store, bad, None).await.is_err());
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn test_connection_reports_tools_or_why_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("data")).await.unwrap();
+    let ok = admin::test(&store, input("probe", "ok")).await;
+    assert!(ok.ok, "{ok:?}");
+    assert_eq!(ok.tools.len(), 6);
+    let bad = admin::test(&store, input("probe", "crash-start")).await;
+    assert!(!bad.ok);
+    assert!(
+        bad.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("frobnicator"),
+        "{bad:?}"
+    );
+    assert!(store.mcp_servers().list().await.unwrap().is_empty());
 }

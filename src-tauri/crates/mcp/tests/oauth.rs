@@ -517,3 +517,42 @@ async fn a_refused_refresh_asks_to_sign_in_again() {
     assert!(!oauth::signed_in(&f.store, "remote").await);
     m.shutdown();
 }
+
+#[tokio::test]
+async fn a_token_refused_mid_connection_is_refreshed_on_reconnect() {
+    let f = fixture(1).await;
+    let m = McpManager::new(None, Some(f.store.clone()));
+    m.put(remote(&f.url));
+    wait_for(&m, |s| matches!(s, ServerStatus::NeedsSignIn { .. })).await;
+    admin::sign_in(&m, &f.store, "remote", browser)
+        .await
+        .unwrap();
+    wait_for(&m, |s| matches!(s, ServerStatus::Ready { .. })).await;
+    // The server stops accepting the connection's token (it expired).
+    let refreshes = {
+        let mut s = f.state.lock().unwrap();
+        s.valid_access = Some("nothing-valid-yet".into());
+        s.refreshes
+    };
+    let e = m
+        .call("remote", "echo", json!({"message": "x"}))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("refused the access token"), "{e}");
+    // Reconnected with a refreshed token, callable again.
+    let start = Instant::now();
+    loop {
+        match m.call("remote", "echo", json!({"message": "again"})).await {
+            Ok(out) => {
+                assert_eq!(out.text, "Echo: again");
+                break;
+            }
+            Err(e) => {
+                assert!(start.elapsed() < Duration::from_secs(20), "{e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    assert!(f.state.lock().unwrap().refreshes > refreshes);
+    m.shutdown();
+}

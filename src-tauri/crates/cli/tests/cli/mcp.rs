@@ -233,3 +233,35 @@ fn a_chat_activates_a_server_and_calls_its_tool() {
     assert_eq!(last["role"], "tool");
     assert_eq!(last["content"], "echo: via chat");
 }
+
+#[test]
+fn login_is_for_configured_http_servers_and_says_why_it_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = skald(&["mcp", "login", "ghost"], d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("ghost"), "{}", stderr(&o));
+    let js = server_script();
+    assert!(
+        skald(&["mcp", "add", "local", "--", "node", &js, "ok"], d)
+            .status
+            .success()
+    );
+    let o = skald(&["mcp", "login", "local"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("HTTP"), "{}", stderr(&o));
+    // Nothing listens there: no authorization server to register with.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    assert!(skald(&["mcp", "add", "remote", &url], d).status.success());
+    let o = skald(&["mcp", "login", "remote"], d);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("OAuth"), "{}", stderr(&o));
+    let o = skald(&["mcp", "logout", "remote"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no sign-in"), "{}", stderr(&o));
+}

@@ -565,4 +565,55 @@ async fn truncation_errors_and_summaries() {
         summaries.list_for_session(&s.id).await.unwrap(),
         vec![early]
     );
+
+#[tokio::test]
+async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "t").await;
+    let repo = store.clarifications();
+    let new = skald_store::NewClarification {
+        tool_call_id: "call-1".into(),
+        session_id: s.id.clone(),
+        frame_id: None,
+        agent_id: "mcp:everything".into(),
+        title: "everything asks".into(),
+        question: "Your name?".into(),
+        suggestions: Vec::new(),
+    };
+    let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let row = repo.ask_form(&new, &schema, "everything").await.unwrap();
+    assert_eq!(row.schema.as_ref(), Some(&schema));
+    assert_eq!(row.server.as_deref(), Some("everything"));
+    assert_eq!(row.status, "pending");
+    assert!(
+        repo.answer("call-1", r#"{"action":"decline"}"#)
+            .await
+            .unwrap()
+    );
+    // The same call asks again: a fresh pending question, the old answer gone.
+    let again = repo
+        .ask_form(
+            &skald_store::NewClarification {
+                question: "Your email?".into(),
+                ..new.clone()
+            },
+            &schema,
+            "everything",
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.status, "pending");
+    assert_eq!(again.answer, None);
+    assert_eq!(again.question, "Your email?");
+    assert_eq!(repo.list_pending().await.unwrap().len(), 1);
+    // An agent's own question has neither.
+    let plain = repo
+        .ask(&skald_store::NewClarification {
+            tool_call_id: "call-2".into(),
+            agent_id: "main".into(),
+            ..new
+        })
+        .await
+        .unwrap();
+    assert_eq!((plain.schema, plain.server), (None, None));
 }
