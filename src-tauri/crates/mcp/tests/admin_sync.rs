@@ -1,4 +1,3 @@
-//! The page service as the UI sees it: listing follows the store and the running manager (the CLI adds and removes servers too).
 //! The MCP page's operations (`skald_mcp::admin`): every change reaches the
 //! store and the running manager together; listing picks up what the CLI
 //! wrote; a test connection reports tools or a failure with stderr.
