@@ -1,6 +1,6 @@
 // The chat's view model and the one function that folds a turn's events into
 // it. Pure, so the whole streaming behaviour is unit-tested without a webview.
-import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome } from "../bindings";
+import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome, UsageView } from "../bindings";
 
 export interface ViewMessage {
   key: string;
@@ -9,7 +9,19 @@ export interface ViewMessage {
   toolCalls: ToolCallView[];
   /** The model's readable reasoning for this message, shown as a collapsed "thinking" block. */
   reasoning?: string;
+  /** What the request that produced it used (stored assistant messages). */
+  usage?: UsageView;
+  /** The model that wrote it, when the history names it. */
+  model?: string;
+  /** Why the turn this message ended failed (stored with it): Retry offers itself. */
+  error?: string;
+  /** An answer whose stream was cut before it finished. */
+  incomplete?: boolean;
 }
+
+/** Fields a history message may carry beyond the generated `ChatMessage`
+ *  (the context-management work adds them; older backends leave them out). */
+type HistoryMessage = ChatMessage & { model?: string | null; error?: string | null; incomplete?: boolean };
 
 export interface ChatView {
   messages: ViewMessage[];
@@ -52,7 +64,7 @@ export function emptyView(): ChatView {
  *  get their approval panels back. */
 export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] = []): ChatView {
   const view = emptyView();
-  view.messages = history
+  view.messages = (history as HistoryMessage[])
     .filter((m) => m.role !== "tool" && m.role !== "system")
     .map((m) => ({
       key: `m${m.id}`,
@@ -60,6 +72,10 @@ export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] =
       content: m.content,
       toolCalls: m.toolCalls,
       ...(m.reasoning ? { reasoning: m.reasoning } : {}),
+      ...(m.usage ? { usage: m.usage } : {}),
+      ...(m.model ? { model: m.model } : {}),
+      ...(m.error ? { error: m.error } : {}),
+      ...(m.incomplete ? { incomplete: true } : {}),
     }));
   for (const request of pending) view.approvals[request.toolCallId] = request;
   return view;
@@ -230,4 +246,14 @@ export function outcomeText(o: TurnOutcome | null): string | null {
     case "failed":
       return `The turn failed: ${o.message}`;
   }
+}
+
+/** The view without the person's last turn's answer (`keepUser`: their
+ *  message stays, as when an answer is asked for again) or without that
+ *  message too (when they send an edited one in its place). */
+export function dropLastTurn(view: ChatView, keepUser: boolean): ChatView {
+  let i = view.messages.length - 1;
+  while (i >= 0 && view.messages[i].role !== "user") i--;
+  if (i < 0) return view;
+  return { ...view, messages: view.messages.slice(0, keepUser ? i + 1 : i), outcome: null };
 }

@@ -48,7 +48,7 @@ describe("chat page", () => {
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     await flush();
     expect(api.sendMessage).toHaveBeenCalledWith("s1", "Hello there", expect.any(Function));
-    const roles = Array.from(root.querySelectorAll("[data-role]")).map((n) => [n.getAttribute("data-role"), n.textContent?.trim()]);
+    const roles = Array.from(root.querySelectorAll("[data-role]")).map((n) => [n.getAttribute("data-role"), n.querySelector(".text, .md")?.textContent?.trim()]);
     expect(roles).toEqual([
       ["user", "Hello there"],
       ["assistant", "echo: Hello there"],
