@@ -183,6 +183,7 @@ pub fn run() {
             commands::session_settings::set_run_context,
             commands::session_settings::add_bypass,
             commands::session_settings::clear_bypasses,
+            commands::session_settings::list_bypasses,
         ])
         .run(context);
     if let Err(e) = result {

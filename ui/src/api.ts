@@ -16,6 +16,7 @@ import type {
   ScratchpadEntryView,
   TodoListView,
   BypassScopeView,
+  BypassView,
   GroupView,
   RunContextView,
   RuleInput,
@@ -261,6 +262,11 @@ export function addBypass(sessionId: string, scope: BypassScopeView, minutes: nu
 
 export function clearBypasses(sessionId: string): Promise<void> {
   return invoke<void>("clear_bypasses", { sessionId });
+}
+
+/** The session's live bypasses and the time each has left. */
+export function listBypasses(sessionId: string): Promise<BypassView[]> {
+  return invoke<BypassView[]>("list_bypasses", { sessionId });
 }
 
 /** A text file for the viewer, through the same policy as read tools. */

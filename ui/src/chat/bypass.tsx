@@ -4,16 +4,10 @@
 // mount, when a turn starts or ends, when the settings add one, and every
 // few seconds, and counts down between reads.
 import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
-import type { BypassScopeView } from "../bindings";
-
-export interface BypassView {
-  scope: BypassScopeView;
-  /** Milliseconds left when read; null lasts until Stop. */
-  remainingMs: number | null;
-}
+import type { BypassScopeView, BypassView } from "../bindings";
 
 export interface BypassApi {
-  listBypasses?(sessionId: string): Promise<BypassView[]>;
+  listBypasses(sessionId: string): Promise<BypassView[]>;
   clearBypasses(sessionId: string): Promise<void>;
 }
 
@@ -47,7 +41,6 @@ export function BypassBar(p: { sessionId: string; api: BypassApi; running: boole
   const [now, setNow] = createSignal(Date.now());
   const [error, setError] = createSignal<string | null>(null);
   const read = async () => {
-    if (!p.api.listBypasses) return;
     try {
       const at = Date.now();
       setList((await p.api.listBypasses(p.sessionId)).map((b) => ({ b, readAt: at })));
@@ -61,10 +54,16 @@ export function BypassBar(p: { sessionId: string; api: BypassApi; running: boole
   const tick = setInterval(() => list().length > 0 && setNow(Date.now()), 1000);
   const onChanged = () => void read();
   document.addEventListener(BYPASSES_CHANGED, onChanged);
+  // The session settings' "Don't ask" and "Ask again" buttons change them.
+  const onClick = (e: Event) => {
+    if ((e.target as Element | null)?.closest?.(".bypass-row button")) setTimeout(() => void read(), 300);
+  };
+  document.addEventListener("click", onClick);
   onCleanup(() => {
     clearInterval(poll);
     clearInterval(tick);
     document.removeEventListener(BYPASSES_CHANGED, onChanged);
+    document.removeEventListener("click", onClick);
   });
   const left = (e: { b: BypassView; readAt: number }) => (e.b.remainingMs === null ? null : e.b.remainingMs - (now() - e.readAt));
   const live = () => list().filter((e) => left(e) === null || (left(e) as number) > 0);

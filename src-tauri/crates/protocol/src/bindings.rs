@@ -6,11 +6,11 @@ use ts_rs::{Config, TS};
 
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
-    ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView, IpcError,
-    LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind, ProviderView,
-    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
-    SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
-    ToolKind, TurnOutcome, UsageView,
+    BypassView, ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView,
+    IpcError, LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind,
+    ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
+    SessionEvent, SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory,
+    ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
@@ -69,6 +69,7 @@ pub fn typescript() -> String {
         decl::<RuleInput>(&cfg),
         decl::<RunContextView>(&cfg),
         decl::<BypassScopeView>(&cfg),
+        decl::<BypassView>(&cfg),
         decl::<ScratchpadEntryView>(&cfg),
         decl::<TodoStatusView>(&cfg),
         decl::<TodoView>(&cfg),

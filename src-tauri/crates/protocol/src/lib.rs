@@ -25,7 +25,9 @@ pub use companion::{
 };
 pub use content::ContentBlock;
 pub use error::{ErrorCode, IpcError};
-pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
+pub use rules::{
+    BypassScopeView, BypassView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView,
+};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
     TurnOutcome, UsageView,
