@@ -399,7 +399,8 @@ describe("long histories", () => {
     expect(keys().length).toBe(180);
     expect(keys()[0]).toBe(view.messages[820].key);
     expect(root.querySelector("[data-testid=load-earlier]")!.textContent).toContain("820");
-  });
+    // Rendering 180 messages under jsdom on a loaded machine takes seconds; the assertion is the count, not the time.
+  }, 60_000);
 });
 
 describe("message actions", () => {

@@ -227,7 +227,15 @@ export interface ConversationControl {
   toBottom(): void;
 }
 
-export function Conversation(p: { view: ChatView; h: ChatHandlers; paging?: Paging; control?: (c: ConversationControl) => void }) {
+export function Conversation(p: {
+  view: ChatView;
+  h: ChatHandlers;
+  paging?: Paging;
+  control?: (c: ConversationControl) => void;
+  /** The store's `revision` and its latest plain view: per-turn sums read
+   *  those, not the reactive messages field by field. */
+  plain?: { revision: Accessor<number>; current: () => ChatView };
+}) {
   const paging = p.paging ?? createPaging();
   const { page, shown, setShown } = paging;
   // Follow the answer only while the person is at the bottom: scrolled up
@@ -256,7 +264,11 @@ export function Conversation(p: { view: ChatView; h: ChatHandlers; paging?: Pagi
     const m = ms[ms.length - 1];
     return m && m.role === "assistant" ? m.key : null;
   });
-  const usage = createMemo(() => turnUsage(p.view.messages));
+  const usage = createMemo(() => {
+    if (!p.plain) return turnUsage(p.view.messages);
+    p.plain.revision();
+    return turnUsage(p.plain.current().messages);
+  });
   const loadEarlier = () => {
     const height = root.scrollHeight;
     const top = root.scrollTop;
@@ -291,26 +303,35 @@ export function Conversation(p: { view: ChatView; h: ChatHandlers; paging?: Pagi
         </button>
       </Show>
       <For each={visible()}>
-        {(m) => (
-          <Message
-            m={m}
-            own={p.view}
-            top={p.view}
-            h={p.h}
-            footer={{
-              get usage() {
-                const u = usage().get(m.key);
-                return u ? formatUsage(u) : undefined;
-              },
-              get lastUser() {
-                return lastUser() === m.key;
-              },
-              get lastAnswer() {
-                return lastAnswer() === m.key;
-              },
-            }}
-          />
-        )}
+        {(m) => {
+          // Memos per message: a new message elsewhere re-renders no footer
+          // whose text stays the same.
+          const own = createMemo(() => {
+            const u = usage().get(m.key);
+            return u ? formatUsage(u) : undefined;
+          });
+          const isLastUser = createMemo(() => lastUser() === m.key);
+          const isLastAnswer = createMemo(() => lastAnswer() === m.key);
+          return (
+            <Message
+              m={m}
+              own={p.view}
+              top={p.view}
+              h={p.h}
+              footer={{
+                get usage() {
+                  return own();
+                },
+                get lastUser() {
+                  return isLastUser();
+                },
+                get lastAnswer() {
+                  return isLastAnswer();
+                },
+              }}
+            />
+          );
+        }}
       </For>
       <Show when={streaming() && (streaming()?.text !== "" || streaming()?.reasoning !== "")}>
         <div class="msg msg-assistant streaming" data-role="streaming">
@@ -361,7 +382,7 @@ export function mountConversation(
 ): { set: (view: ChatView) => void; control: ConversationControl; dispose: () => void } {
   const store = createChatStore(initial);
   let control!: ConversationControl;
-  const dispose = render(() => <Conversation view={store.view} h={h} paging={paging} control={(c) => (control = c)} />, root);
+  const dispose = render(() => <Conversation view={store.view} h={h} paging={paging} control={(c) => (control = c)} plain={store} />, root);
   return {
     set: (view) => {
       store.set(view);

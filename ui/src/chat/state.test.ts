@@ -136,3 +136,25 @@ describe("applyEvent", () => {
     expect(view.running).toBe(true);
   });
 });
+
+describe("structural sharing", () => {
+  it("an event copies only the message it changes and leaves the old view as it was", () => {
+    const first: ToolCallView = { ...call, id: "a" };
+    const second: ToolCallView = { ...call, id: "b" };
+    let view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "assistantMessage", sessionId: sid, messageId: 2, text: "one" },
+      { type: "toolStart", sessionId: sid, call: first },
+    ]);
+    view = addUserMessage(view, "again");
+    view = applyEvent(view, { type: "assistantMessage", sessionId: sid, messageId: 4, text: "two" });
+    view = applyEvent(view, { type: "toolStart", sessionId: sid, call: second });
+    const before = view;
+    const after = applyEvent(before, { type: "toolDone", sessionId: sid, toolCallId: "a", result: "ok" });
+    const changed = after.messages.map((m, i) => m !== before.messages[i]);
+    expect(changed).toEqual([false, true, false, false]);
+    expect(after.messages[1].toolCalls[0].status).toBe("done");
+    expect(before.messages[1].toolCalls[0].status).toBe("running");
+    expect(after.messages[3].toolCalls[0]).toBe(before.messages[3].toolCalls[0]);
+  });
+});

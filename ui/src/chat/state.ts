@@ -81,10 +81,19 @@ export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] =
   return view;
 }
 
+/** The call `id` in `view`, made safe to change: its message, that
+ *  message's call list and the call itself are copied (once per event, as
+ *  `view.messages` is already a copy); every other message stays shared,
+ *  so the store sees which one changed. */
 function findCall(view: ChatView, id: string): ToolCallView | undefined {
   for (let i = view.messages.length - 1; i >= 0; i--) {
-    const c = view.messages[i].toolCalls.find((t) => t.id === id);
-    if (c) return c;
+    const m = view.messages[i];
+    const j = m.toolCalls.findIndex((t) => t.id === id);
+    if (j === -1) continue;
+    const toolCalls = m.toolCalls.slice();
+    toolCalls[j] = { ...toolCalls[j] };
+    view.messages[i] = { ...m, toolCalls };
+    return toolCalls[j];
   }
   return undefined;
 }
@@ -117,7 +126,8 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
   }
   const view: ChatView = {
     ...prev,
-    messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
+    // A shallow copy: the event replaces the messages it changes (findCall).
+    messages: prev.messages.slice(),
     streaming: prev.streaming ? { ...prev.streaming } : null,
     approvals: { ...prev.approvals },
     subAgents: { ...prev.subAgents },
@@ -160,12 +170,13 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
         Object.assign(known, event.call);
         break;
       }
-      let last = view.messages[view.messages.length - 1];
+      const at = view.messages.length - 1;
+      const last = view.messages[at];
       if (!last || last.role !== "assistant") {
-        last = { key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [] };
-        view.messages.push(last);
+        view.messages.push({ key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [{ ...event.call }] });
+      } else {
+        view.messages[at] = { ...last, toolCalls: [...last.toolCalls, { ...event.call }] };
       }
-      last.toolCalls.push({ ...event.call });
       break;
     }
     case "approvalRequired": {

@@ -1,7 +1,7 @@
 // The chat page: sessions on the left, the conversation and composer on the
 // right. Events of the running turn are folded into the view by the pure
 // reducer and handed to a SolidJS store, which updates only what changed.
-import { createSignal, onCleanup, Show } from "solid-js";
+import { createMemo, createSignal, onCleanup, Show } from "solid-js";
 import * as api from "../api";
 import type { ApprovalRequest, SessionEvent } from "../bindings";
 import { BypassBar } from "../chat/bypass";
@@ -174,8 +174,11 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     input.value = "";
     void runTurn((onEvent) => deps.api.sendMessage(current, text, onEvent), text);
   };
-  const total = () => formatUsage(sessionUsage(chat.view.messages));
   disposeCurrent = mountSolid(root, () => {
+    const total = createMemo(() => {
+      chat.revision();
+      return formatUsage(sessionUsage(chat.current().messages));
+    });
     // Esc stops the running turn from anywhere on the page.
     const onEsc = (e: KeyboardEvent) => {
       if (e.key === "Escape") stopTurn();
@@ -195,7 +198,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
             This session was resumed after a crash or restart: Skald is finishing the interrupted turn.
           </p>
           <Show when={current}>{(id) => <BypassBar sessionId={id()} api={deps.api} running={chat.view.running} />}</Show>
-          <Conversation view={chat.view} h={handlers} paging={createPaging()} control={(c) => (control = c)} />
+          <Conversation view={chat.view} h={handlers} paging={createPaging()} control={(c) => (control = c)} plain={chat} />
           <Show when={total()}>
             <div class="session-usage muted" data-testid="session-usage" title="This session so far">
               {`Session: ${total()}`}
