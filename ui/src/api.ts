@@ -14,6 +14,7 @@ import type {
   PendingApprovalView,
   PendingQuestionView,
   ScratchpadEntryView,
+  SummaryView,
   TodoListView,
   BypassScopeView,
   BypassView,
@@ -114,6 +115,37 @@ export function sendMessage(
   const channel = new Channel<SessionEvent>();
   channel.onmessage = onEvent;
   return invoke<TurnOutcome>("send_message", { sessionId, text, onEvent: channel });
+}
+
+/** A turn's events on a fresh channel (retry, regenerate, edit). */
+function turnChannel(onEvent: (e: SessionEvent) => void): Channel<SessionEvent> {
+  const channel = new Channel<SessionEvent>();
+  channel.onmessage = onEvent;
+  return channel;
+}
+
+/** Runs the failed last turn again (also sends a message kept when there was no provider). */
+export function retryTurn(sessionId: string, onEvent: (e: SessionEvent) => void): Promise<TurnOutcome> {
+  return invoke<TurnOutcome>("retry_turn", { sessionId, onEvent: turnChannel(onEvent) });
+}
+
+/** Drops the last answer and asks again. */
+export function regenerateAnswer(sessionId: string, onEvent: (e: SessionEvent) => void): Promise<TurnOutcome> {
+  return invoke<TurnOutcome>("regenerate_answer", { sessionId, onEvent: turnChannel(onEvent) });
+}
+
+/** Replaces the last user message (and what followed) with `text`, then runs the turn. */
+export function editLastMessage(
+  sessionId: string,
+  text: string,
+  onEvent: (e: SessionEvent) => void,
+): Promise<TurnOutcome> {
+  return invoke<TurnOutcome>("edit_last_message", { sessionId, text, onEvent: turnChannel(onEvent) });
+}
+
+/** Summarises every turn but the last; later requests send the summary instead. */
+export function compactSession(sessionId: string): Promise<SummaryView> {
+  return invoke<SummaryView>("compact_session", { sessionId });
 }
 
 /**

@@ -83,6 +83,24 @@ cacheWriteTokens: number,
  */
 reasoningTokens: number, costUsd: number | null, };
 
+export type SummaryView = { id: number, content: string, 
+/**
+ * The first and last history message it covers (inclusive).
+ */
+firstMessageId: number, lastMessageId: number, 
+/**
+ * How many history messages it covers (tool results included).
+ */
+messageCount: number, 
+/**
+ * Estimated tokens of what it covers (before summarising).
+ */
+coveredTokens: number, 
+/**
+ * `true` for the person's "compact", `false` when the window filled.
+ */
+manual: boolean, createdAt: number, };
+
 export type ChatMessage = { id: number, role: ChatRole, content: string, toolCalls: Array<ToolCallView>, createdAt: number, 
 /**
  * The readable reasoning that came with an assistant message (the UI's collapsible
@@ -92,7 +110,24 @@ reasoning: string | null,
 /**
  * What the request that produced an assistant message used, when reported.
  */
-usage: UsageView | null, };
+usage: UsageView | null, 
+/**
+ * An assistant answer whose stream was cut before it finished: shown as
+ * incomplete, and never sent back to the model as a finished answer.
+ */
+incomplete?: boolean, 
+/**
+ * Why the turn this message ended failed (kept with the last message the
+ * turn stored: the person's own message when nothing else was). The UI
+ * shows it with Retry (`retry_turn`) on the last message.
+ */
+error?: string, 
+/**
+ * Set on a divider item (role `system`, `content` = the summary text):
+ * the stored summary that stands in for the messages it covers in every
+ * later request. It sits right after the last message it covers.
+ */
+summary?: SummaryView, };
 
 export type TurnOutcome = { "kind": "completed" } | { "kind": "cancelled" } | { "kind": "roundLimit", rounds: number, } | { "kind": "failed", message: string, };
 
@@ -181,7 +216,19 @@ cacheReadTokens: number,
 /**
  * Reasoning tokens (part of `output_tokens`).
  */
-reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, } | { "type": "subAgent", sessionId: string, 
+reasoningTokens: number, } | { "type": "turnEnded", sessionId: string, outcome: TurnOutcome, } | { "type": "retrying", sessionId: string, attempt: number, maxAttempts: number, delayMs: number, 
+/**
+ * What failed, in words ("rate limited", "overloaded", …).
+ */
+reason: string, 
+/**
+ * The provider's error, for a tooltip.
+ */
+detail: string, } | { "type": "contextUsage", sessionId: string, estimatedTokens: number, contextWindow: number, 
+/**
+ * Old tool results replaced by a short note in this request.
+ */
+trimmedToolResults: number, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, } | { "type": "subAgent", sessionId: string, 
 /**
  * The sub-agent's frame (`session_stack.id`).
  */

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use skald_protocol::{
-    ChatMessage, IpcError, SessionEvent, SessionSearchHit, SessionSummary, TurnOutcome,
+    ChatMessage, IpcError, SessionEvent, SessionSearchHit, SessionSummary, SummaryView, TurnOutcome,
 };
 use skald_session::{EventSink, SessionParams};
 use tauri::ipc::Channel;
@@ -112,6 +112,63 @@ pub async fn send_message(
     state
         .sessions
         .send_message(&session_id, &text, ChannelSink(on_event))
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Runs the failed last turn again (a cut answer dropped, the error
+/// cleared); also sends a message kept when there was no provider.
+#[tauri::command]
+pub async fn retry_turn(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    on_event: Channel<SessionEvent>,
+) -> Result<TurnOutcome, IpcError> {
+    state
+        .sessions
+        .retry_turn(&session_id, ChannelSink(on_event))
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Drops the last answer and asks the model again.
+#[tauri::command]
+pub async fn regenerate_answer(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    on_event: Channel<SessionEvent>,
+) -> Result<TurnOutcome, IpcError> {
+    state
+        .sessions
+        .regenerate(&session_id, ChannelSink(on_event))
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Replaces the person's last message (and what followed) with `text`.
+#[tauri::command]
+pub async fn edit_last_message(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+    text: String,
+    on_event: Channel<SessionEvent>,
+) -> Result<TurnOutcome, IpcError> {
+    state
+        .sessions
+        .edit_last_message(&session_id, &text, ChannelSink(on_event))
+        .await
+        .map_err(|e| e.to_ipc())
+}
+
+/// Summarises every turn but the last; later requests send the summary.
+#[tauri::command]
+pub async fn compact_session(
+    state: tauri::State<'_, AppState>,
+    session_id: String,
+) -> Result<SummaryView, IpcError> {
+    state
+        .sessions
+        .compact(&session_id)
         .await
         .map_err(|e| e.to_ipc())
 }

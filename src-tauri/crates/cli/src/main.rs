@@ -13,6 +13,7 @@ mod agents;
 mod approve;
 mod catalog_md;
 mod chat;
+mod compact;
 mod companion;
 mod mcp;
 mod models;
@@ -134,6 +135,15 @@ enum Command {
         session: Option<String>,
         #[command(subcommand)]
         change: Option<ScratchpadCommand>,
+    },
+    /// Summarise every turn of SESSION but the last with its model; later
+    /// requests send the summary in their place (the chat's "compact").
+    Compact {
+        /// The session id (from `skald sessions`).
+        session: String,
+        /// The model that summarises (default: the default model).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -359,6 +369,10 @@ async fn run(cli: Cli) -> ExitCode {
                 };
                 companion::scratchpad(&dir, session, action).await
             }
+            Err(code) => code,
+        },
+        Command::Compact { session, model } => match data_dir(cli.data_dir) {
+            Ok(dir) => compact::compact(&dir, &session, model.as_deref()).await,
             Err(code) => code,
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {

@@ -361,7 +361,29 @@ impl PrintSink {
                 event,
                 ..
             } => self.nested(&agent_id, depth, *event),
+            SessionEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+                ..
+            } => self.tool_line(&format!(
+                "{pad}… {}",
+                skald_session::retry_line(&reason, delay_ms, attempt, max_attempts)
+            )),
+            SessionEvent::ContextSummarized { summary, .. } => self.tool_line(&format!(
+                "{pad}── earlier conversation summarised ({} messages, ~{} tokens) ──",
+                summary.message_count, summary.covered_tokens
+            )),
+            SessionEvent::MessageIncomplete { reason, .. } => {
+                self.end_line();
+                self.tool_line(&format!(
+                    "{pad}✗ answer incomplete: {}",
+                    first_line(&reason)
+                ));
+            }
             SessionEvent::TurnStarted { .. }
+            | SessionEvent::ContextUsage { .. }
             | SessionEvent::OpenFile { .. }
             | SessionEvent::TaskEnded { .. }
             | SessionEvent::TasksChanged { .. } => {}

@@ -132,6 +132,7 @@ impl ResponseAccumulator {
             }
             StreamEvent::Usage(u) => self.usage = Some(*u),
             StreamEvent::Done { stop_reason } => self.stop_reason = Some(stop_reason.clone()),
+            StreamEvent::Retrying { .. } => {}
         }
     }
 

@@ -61,6 +61,19 @@ pub enum LlmError {
         /// What could not be decoded.
         message: String,
     },
+    /// A success status whose body is not the event stream asked for (a web page, a plain
+    /// JSON document): almost always a base URL pointing at the wrong server or path.
+    #[error(
+        "{provider}: the reply is not an event stream ({content_type}) — check the base URL ({url})"
+    )]
+    NotEventStream {
+        /// Provider name.
+        provider: String,
+        /// The reply's `Content-Type` (or "no content type").
+        content_type: String,
+        /// Where the request went.
+        url: String,
+    },
     /// The client is misconfigured (bad URL or header, https without a TLS feature, ...).
     #[error("provider configuration: {0}")]
     Config(String),
@@ -78,7 +91,32 @@ impl LlmError {
             LlmError::Http { status, .. } => is_retriable_status(*status),
             LlmError::Network { .. } | LlmError::StreamBroken { .. } => true,
             LlmError::Provider { retriable, .. } => *retriable,
-            LlmError::Decode { .. } | LlmError::Config(_) | LlmError::ScriptExhausted => false,
+            LlmError::Decode { .. }
+            | LlmError::NotEventStream { .. }
+            | LlmError::Config(_)
+            | LlmError::ScriptExhausted => false,
+        }
+    }
+
+    /// What failed, in a few words for a person ("rate limited", "server overloaded").
+    pub fn reason(&self) -> &'static str {
+        match self {
+            LlmError::Http { status: 429, .. } => "rate limited",
+            LlmError::Http {
+                status: 503 | 529, ..
+            } => "server overloaded",
+            LlmError::Http { status: 408, .. } => "request timed out",
+            LlmError::Http { status, .. } if *status >= 500 => "server error",
+            LlmError::Http { .. } => "request refused",
+            LlmError::Network { .. } => "cannot reach the server",
+            LlmError::StreamBroken { .. } => "connection dropped",
+            LlmError::Provider { kind, .. } if kind.contains("overload") => "server overloaded",
+            LlmError::Provider { kind, .. } if kind.contains("rate") => "rate limited",
+            LlmError::Provider { .. } => "provider error",
+            LlmError::Decode { .. } => "unreadable reply",
+            LlmError::NotEventStream { .. } => "not an event stream",
+            LlmError::Config(_) => "configuration error",
+            LlmError::ScriptExhausted => "no scripted reply",
         }
     }
 
@@ -90,6 +128,7 @@ impl LlmError {
             | LlmError::StreamBroken { .. }
             | LlmError::Provider { .. }
             | LlmError::Decode { .. }
+            | LlmError::NotEventStream { .. }
             | LlmError::Config(_)
             | LlmError::ScriptExhausted => None,
         }
@@ -103,6 +142,7 @@ impl LlmError {
             | LlmError::StreamBroken { .. }
             | LlmError::Provider { .. }
             | LlmError::Decode { .. }
+            | LlmError::NotEventStream { .. }
             | LlmError::Config(_)
             | LlmError::ScriptExhausted => None,
         }

@@ -33,6 +33,22 @@ pub enum StreamEvent {
     },
     /// Token usage so far. Each event is a cumulative snapshot: the last one wins.
     Usage(Usage),
+    /// An attempt failed in a way worth retrying; the request is sent again after `delay_ms`.
+    /// Only ever before the response's first real event (nothing is retried after that), and
+    /// not part of the response: accumulators ignore it, callers show it ("rate limited,
+    /// retrying in 3 s, attempt 2 of 5").
+    Retrying {
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// The first attempt plus every retry the policy allows.
+        max_attempts: u32,
+        /// How long the client waits before it.
+        delay_ms: u64,
+        /// What failed, in words ([`crate::LlmError::reason`]).
+        reason: String,
+        /// The error itself.
+        detail: String,
+    },
     /// The response is complete. Always the last event of a successful stream.
     Done {
         /// Why the model stopped.

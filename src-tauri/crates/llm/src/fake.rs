@@ -142,6 +142,8 @@ pub struct FakeProvider {
     turns: Mutex<VecDeque<ScriptedTurn>>,
     requests: Mutex<Vec<ChatRequest>>,
     tool_images: AtomicBool,
+    /// The context window it reports for every model (0: none).
+    context_window: std::sync::atomic::AtomicU32,
 }
 
 impl Default for FakeProvider {
@@ -163,12 +165,20 @@ impl FakeProvider {
             turns: Mutex::new(turns.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
             tool_images: AtomicBool::new(false),
+            context_window: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
     /// Plays a provider that takes images in tool results (default: one that does not).
     pub fn set_tool_images(&self, on: bool) {
         self.tool_images.store(on, Ordering::Relaxed);
+    }
+
+    /// Plays a provider reporting a context window of `tokens` for every model (`None`:
+    /// reports none), so session tests can fill a small window.
+    pub fn set_context_window(&self, tokens: Option<u32>) {
+        self.context_window
+            .store(tokens.unwrap_or(0), Ordering::Relaxed);
     }
 
     /// Appends a turn to the script.
@@ -194,6 +204,10 @@ impl LlmProvider for FakeProvider {
 
     fn accepts_tool_images(&self) -> bool {
         self.tool_images.load(Ordering::Relaxed)
+    }
+
+    fn context_window(&self, _model: &str) -> Option<u32> {
+        Some(self.context_window.load(Ordering::Relaxed)).filter(|n| *n > 0)
     }
 
     /// Records `req` immediately and replays the next turn; without one the stream yields

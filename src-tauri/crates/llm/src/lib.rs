@@ -29,6 +29,7 @@ mod provider;
 mod retry;
 mod transport;
 mod types;
+mod windows;
 
 pub use accumulator::{AssistantResponse, ResponseAccumulator};
 pub use anthropic::Anthropic;
@@ -47,3 +48,4 @@ pub use skald_core_api::ToolDef;
 pub use types::{
     ChatRequest, ImagePart, Message, ReasoningEffort, ReasoningPart, ToolCall, reasoning_text,
 };
+pub use windows::known_context_window;

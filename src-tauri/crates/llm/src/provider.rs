@@ -29,6 +29,12 @@ pub trait LlmProvider: Send + Sync {
     fn accepts_tool_images(&self) -> bool {
         false
     }
+
+    /// The context window of `model` in tokens, when this provider knows it (reported by its
+    /// model list, or set on a test fake). `None`: ask [`crate::known_context_window`].
+    fn context_window(&self, _model: &str) -> Option<u32> {
+        None
+    }
 }
 
 /// Runs a whole request and folds it into the final response; `Err` on the first error.

@@ -120,6 +120,9 @@ where
         pending_error: None,
         yielded_any: false,
         retries: 0,
+        wait: None,
+        frames: 0,
+        body_bytes: 0,
     };
     Box::pin(futures_util::stream::unfold(state, |mut st| async move {
         let item = st.next_item().await?;
@@ -145,6 +148,12 @@ struct State<D, F> {
     pending_error: Option<LlmError>,
     yielded_any: bool,
     retries: u32,
+    /// The backoff before the next attempt, slept once its `Retrying` event is out.
+    wait: Option<Duration>,
+    /// Frames and bytes of the current attempt's body (a body with bytes but not one
+    /// frame was never an event stream).
+    frames: usize,
+    body_bytes: usize,
 }
 
 impl<D, F> State<D, F>
@@ -155,13 +164,21 @@ where
     async fn next_item(&mut self) -> Option<Result<StreamEvent, LlmError>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
-                self.yielded_any = true;
+                // A retry notice is not part of the response: retrying stays allowed.
+                if !matches!(event, StreamEvent::Retrying { .. }) {
+                    self.yielded_any = true;
+                }
                 return Some(Ok(event));
+            }
+            if let Some(wait) = self.wait.take() {
+                tokio::time::sleep(wait).await;
             }
             match std::mem::replace(&mut self.phase, Phase::Finished) {
                 Phase::Finished => return self.pending_error.take().map(Err),
                 Phase::Connect => match connect(&self.call).await {
                     Ok(response) => {
+                        self.frames = 0;
+                        self.body_bytes = 0;
                         self.phase = Phase::Streaming {
                             response: Box::new(response),
                             framer: Framer::new(self.call.framing),
@@ -177,13 +194,29 @@ where
                 } => {
                     let (result, ended) = match response.chunk().await {
                         Ok(Some(bytes)) => {
+                            self.body_bytes += bytes.len();
                             let frames = framer.push(&bytes);
                             (self.decode(&mut decoder, frames), false)
                         }
                         Ok(None) => {
                             let frames = framer.finish();
                             let mut r = self.decode(&mut decoder, frames);
-                            if r.is_ok() && !decoder.is_done() {
+                            if r.is_ok()
+                                && self.call.framing == Framing::Sse
+                                && self.frames == 0
+                                && self.body_bytes > 0
+                            {
+                                r = Err(LlmError::NotEventStream {
+                                    provider: self.call.provider.clone(),
+                                    content_type: response
+                                        .headers()
+                                        .get(CONTENT_TYPE)
+                                        .and_then(|v| v.to_str().ok())
+                                        .unwrap_or("no content type")
+                                        .to_string(),
+                                    url: self.call.url.clone(),
+                                });
+                            } else if r.is_ok() && !decoder.is_done() {
                                 r = decoder.eof().map(|evs| self.queue.extend(evs));
                             }
                             (r, true)
@@ -221,6 +254,7 @@ where
             if decoder.is_done() {
                 break;
             }
+            self.frames += 1;
             let events = decoder.frame(frame)?;
             self.queue.extend(events);
         }
@@ -241,7 +275,15 @@ where
                 "retrying after: {e}"
             );
             self.queue.clear();
-            tokio::time::sleep(delay).await;
+            // Announced first, so the person sees the countdown while the client waits.
+            self.queue.push_back(StreamEvent::Retrying {
+                attempt: self.retries + 1,
+                max_attempts: policy.max_retries.saturating_add(1),
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                reason: e.reason().to_string(),
+                detail: e.to_string(),
+            });
+            self.wait = Some(delay);
             self.phase = Phase::Connect;
         } else {
             self.pending_error = Some(e);
@@ -271,9 +313,37 @@ async fn connect(call: &HttpCall) -> Result<reqwest::Response, LlmError> {
         }
     };
     if response.status().is_success() {
-        return Ok(response);
+        return match not_event_stream(call, &response) {
+            Some(e) => Err(e),
+            None => Ok(response),
+        };
     }
     Err(http_error(&call.provider, response).await)
+}
+
+/// A success whose body cannot be the stream asked for: a web page or a JSON document
+/// where server-sent events were expected (a base URL pointing at a website, or at a
+/// server that ignores `stream: true`). Unknown or absent types are given the benefit of
+/// the doubt: the decoder reports what it cannot read.
+fn not_event_stream(call: &HttpCall, response: &reqwest::Response) -> Option<LlmError> {
+    if call.framing != Framing::Sse {
+        return None;
+    }
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_ascii_lowercase())?;
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let wrong = essence == "text/html"
+        || essence == "application/xhtml+xml"
+        || essence == "application/json"
+        || essence.ends_with("/xml");
+    wrong.then(|| LlmError::NotEventStream {
+        provider: call.provider.clone(),
+        content_type,
+        url: call.url.clone(),
+    })
 }
 
 /// Builds the error for a non-success response: status, `Retry-After`, the provider's text.

@@ -9,8 +9,8 @@ use crate::{
     BypassView, ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView,
     IpcError, LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind,
     ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
-    SessionEvent, SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory,
-    ToolInfo, ToolKind, TurnOutcome, UsageView,
+    SessionEvent, SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView,
+    ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
@@ -46,6 +46,7 @@ pub fn typescript() -> String {
         decl::<ContentBlock>(&cfg),
         decl::<ToolCallView>(&cfg),
         decl::<UsageView>(&cfg),
+        decl::<SummaryView>(&cfg),
         decl::<ChatMessage>(&cfg),
         decl::<TurnOutcome>(&cfg),
         decl::<ApprovalKind>(&cfg),

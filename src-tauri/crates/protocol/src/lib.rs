@@ -29,8 +29,8 @@ pub use rules::{
     BypassScopeView, BypassView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView,
 };
 pub use session::{
-    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, ToolCallView,
-    TurnOutcome, UsageView,
+    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,
+    ToolCallView, TurnOutcome, UsageView,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKind, ProviderView,

@@ -82,6 +82,47 @@ pub struct ChatMessage {
     /// What the request that produced an assistant message used, when reported.
     #[serde(default)]
     pub usage: Option<UsageView>,
+    /// An assistant answer whose stream was cut before it finished: shown as
+    /// incomplete, and never sent back to the model as a finished answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub incomplete: bool,
+    /// Why the turn this message ended failed (kept with the last message the
+    /// turn stored: the person's own message when nothing else was). The UI
+    /// shows it with Retry (`retry_turn`) on the last message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// Set on a divider item (role `system`, `content` = the summary text):
+    /// the stored summary that stands in for the messages it covers in every
+    /// later request. It sits right after the last message it covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub summary: Option<SummaryView>,
+}
+
+/// A stored summary of the oldest part of a conversation (automatic when the
+/// context window fills, or the person's "compact"). Later requests send it
+/// in place of the messages it covers; the history keeps those messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryView {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub content: String,
+    /// The first and last history message it covers (inclusive).
+    #[ts(type = "number")]
+    pub first_message_id: i64,
+    #[ts(type = "number")]
+    pub last_message_id: i64,
+    /// How many history messages it covers (tool results included).
+    pub message_count: u32,
+    /// Estimated tokens of what it covers (before summarising).
+    pub covered_tokens: u32,
+    /// `true` for the person's "compact", `false` when the window filled.
+    pub manual: bool,
+    #[ts(type = "number")]
+    pub created_at: i64,
 }
 
 /// Token counts of one model request (and its cost, when the provider reports one).
@@ -226,6 +267,42 @@ pub enum SessionEvent {
     TurnEnded {
         session_id: String,
         outcome: TurnOutcome,
+    },
+    /// A request failed in a way worth retrying (rate limit, overload, a
+    /// dropped connection) and is sent again after `delayMs`: "rate limited,
+    /// retrying in 3 s, attempt 2 of 5". `attempt` is the one about to start.
+    Retrying {
+        session_id: String,
+        attempt: u32,
+        max_attempts: u32,
+        #[ts(type = "number")]
+        delay_ms: u64,
+        /// What failed, in words ("rate limited", "overloaded", …).
+        reason: String,
+        /// The provider's error, for a tooltip.
+        detail: String,
+    },
+    /// How much of the model's context window a request fills (once per
+    /// request, when the window is known), after trimming.
+    ContextUsage {
+        session_id: String,
+        estimated_tokens: u32,
+        context_window: u32,
+        /// Old tool results replaced by a short note in this request.
+        trimmed_tool_results: u32,
+    },
+    /// A summary now stands in for the oldest turns (a divider in the chat).
+    ContextSummarized {
+        session_id: String,
+        summary: SummaryView,
+    },
+    /// The stored assistant message `messageId` is incomplete (its stream
+    /// was cut): shown so, never sent back as a finished answer.
+    MessageIncomplete {
+        session_id: String,
+        #[ts(type = "number")]
+        message_id: i64,
+        reason: String,
     },
     /// An event of a sub-agent (a sync `execute_task`), to be nested under
     /// the card of the call that started it (`parent_call_id`). Its own

@@ -53,6 +53,7 @@ pub(crate) fn extras_of(
             reasoning_tokens: n(u.reasoning_tokens),
             cost_usd: u.cost_usd,
         }),
+        incomplete: false,
     }
 }
 
@@ -175,8 +176,14 @@ pub(crate) fn to_messages_awaiting(
                         tool_message(&c.id, content, b, accepts_images)
                     })
                     .collect();
+                // A cut answer goes back marked as such, never as finished.
+                let content = if r.extras.incomplete {
+                    format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER)
+                } else {
+                    r.content.clone()
+                };
                 out.push(Message::Assistant {
-                    content: r.content.clone(),
+                    content,
                     tool_calls: calls,
                     reasoning: reasoning_of(r),
                 });
@@ -274,9 +281,44 @@ pub(crate) fn chat_messages(
                 reasoning: Some(skald_llm::reasoning_text(&reasoning_of(r)))
                     .filter(|t| !t.is_empty()),
                 usage: r.extras.usage.as_ref().map(usage_view),
+                incomplete: r.extras.incomplete,
+                error: r.error.clone(),
+                summary: None,
             }
         })
         .collect()
+}
+
+/// Puts each summary's divider right after the last message it covers (or
+/// at the end when that message is gone from view), as a `system` item with
+/// the summary; its id is the summary's, negated, so it never clashes.
+pub(crate) fn with_dividers(
+    mut messages: Vec<ChatMessage>,
+    summaries: &[skald_store::SummaryRow],
+) -> Vec<ChatMessage> {
+    for s in summaries {
+        let view = crate::context::summary::view(s);
+        let at = messages
+            .iter()
+            .position(|m| m.summary.is_none() && m.id > s.last_message_id)
+            .unwrap_or(messages.len());
+        messages.insert(
+            at,
+            ChatMessage {
+                id: -s.id,
+                role: ChatRole::System,
+                content: s.content.clone(),
+                tool_calls: Vec::new(),
+                created_at: s.created_at,
+                reasoning: None,
+                usage: None,
+                incomplete: false,
+                error: None,
+                summary: Some(view),
+            },
+        );
+    }
+    messages
 }
 
 #[cfg(test)]
@@ -301,6 +343,7 @@ mod tests {
             tool_call_id: answers.map(String::from),
             created_at: 0,
             extras: AssistantExtras::default(),
+            error: None,
         }
     }
 

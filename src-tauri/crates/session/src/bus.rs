@@ -109,6 +109,10 @@ pub fn session_of(event: &SessionEvent) -> &str {
         | SessionEvent::OpenFile { session_id, .. }
         | SessionEvent::Usage { session_id, .. }
         | SessionEvent::TurnEnded { session_id, .. }
+        | SessionEvent::Retrying { session_id, .. }
+        | SessionEvent::ContextUsage { session_id, .. }
+        | SessionEvent::ContextSummarized { session_id, .. }
+        | SessionEvent::MessageIncomplete { session_id, .. }
         | SessionEvent::SubAgent { session_id, .. }
         | SessionEvent::TaskEnded { session_id, .. }
         | SessionEvent::TasksChanged { session_id } => session_id,

@@ -115,6 +115,25 @@ pub enum SessionError {
     #[error("{0}")]
     Task(String),
 
+    /// Even trimmed and summarised, the request does not fit the model's
+    /// context window: the person's last message (or what the turn holds
+    /// since) is too long on its own. Never cut silently.
+    #[error(
+        "the request does not fit the model's context window: about {estimated} tokens for a window of {window} (with room for the answer: {budget}), even after trimming old tool results and summarising earlier turns; shorten the last message or pick a model with a larger window"
+    )]
+    ContextOverflow {
+        /// Estimated tokens of the smallest request that could be made.
+        estimated: u32,
+        /// The model's context window.
+        window: u32,
+        /// What a request may fill (the window less room for the answer).
+        budget: u32,
+    },
+
+    /// "Compact", retry, regenerate or edit found nothing to act on.
+    #[error("{0}")]
+    NothingToDo(String),
+
     /// The session's working directory is unusable.
     #[error("working directory {}: {reason}", .path.display())]
     WorkingDir {
@@ -139,6 +158,8 @@ impl SessionError {
             | SessionError::BusyElsewhere(_)
             | SessionError::NoProvider(_)
             | SessionError::InvalidInput(_)
+            | SessionError::ContextOverflow { .. }
+            | SessionError::NothingToDo(_)
             | SessionError::Task(_)
             | SessionError::WorkingDir { .. }
             | SessionError::MissingInclude { .. }

@@ -17,6 +17,7 @@ mod attention;
 mod bus;
 mod calls;
 pub mod companion;
+mod context;
 mod env_models;
 mod environment;
 mod error;
@@ -49,6 +50,7 @@ pub use approval::{
 pub use attention::{Attention, AttentionKind};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
+pub use context::CONTEXT_WINDOW_SETTING;
 pub use env_models::{
     ENV_MODEL_SETTING, EnvEndpoint, EnvModelChoice, env_endpoints, env_model_choice, set_env_model,
 };
@@ -59,5 +61,6 @@ pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, 
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
+pub use notes::retry_line;
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

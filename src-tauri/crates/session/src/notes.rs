@@ -61,3 +61,28 @@ pub fn malformed_arguments(name: &str, parse_error: &str) -> String {
          Send the arguments as one JSON object."
     )
 }
+
+/// What replaces an old tool result in a request that would not fit the
+/// model's context window (the stored result is untouched).
+pub fn trimmed_result(chars: usize) -> String {
+    format!(
+        "[Old tool result trimmed to fit the context window ({chars} characters). \
+         Call the tool again if you need it.]"
+    )
+}
+
+/// What follows an answer whose stream was cut, when it goes back to the
+/// model: it must not read it as a finished answer.
+pub const INCOMPLETE_ANSWER: &str =
+    "[This answer was cut off before it finished (the connection to the model broke).]";
+
+/// The person-facing line of a retry: "rate limited, retrying in 3 s,
+/// attempt 2 of 5".
+pub fn retry_line(reason: &str, delay_ms: u64, attempt: u32, max_attempts: u32) -> String {
+    let wait = if delay_ms >= 1000 {
+        format!("{} s", delay_ms.div_ceil(1000))
+    } else {
+        format!("{delay_ms} ms")
+    };
+    format!("{reason}, retrying in {wait}, attempt {attempt} of {max_attempts}")
+}

@@ -157,9 +157,15 @@ impl ChatSessionHandler {
             &session.agent_id,
             base.as_deref().unwrap_or_else(|| std::path::Path::new("/")),
         );
-        Ok(with_display_base(base.as_deref(), || {
-            chat_messages(&labels, &rows, &calls)
-        }))
+        let summaries: Vec<_> = store
+            .summaries()
+            .list_for_session(session_id)
+            .await?
+            .into_iter()
+            .filter(|s| s.stack_id.is_none_or(|f| f == root.id))
+            .collect();
+        let messages = with_display_base(base.as_deref(), || chat_messages(&labels, &rows, &calls));
+        Ok(crate::assemble::with_dividers(messages, &summaries))
     }
 }
 

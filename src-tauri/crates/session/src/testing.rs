@@ -144,6 +144,8 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let reply = routed.or_else(|| lock(&shared.replies).pop_front());
     let mut out = stream;
     match reply {
+        // A whole HTTP response scripted as such ([`rate_limited`]).
+        Some(raw) if raw.starts_with("HTTP/1.1 ") => write!(out, "{raw}")?,
         Some(sse) => write!(
             out,
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{sse}",
@@ -159,6 +161,17 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         }
     }
     out.flush()
+}
+
+/// A scripted reply that is a 429 asking to wait `retry_after_secs` (the
+/// client retries: script the next reply after it).
+pub fn rate_limited(retry_after_secs: u32) -> String {
+    let body = json!({"error": {"message": "Rate limit reached for requests", "type": "requests"}})
+        .to_string();
+    format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: {retry_after_secs}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 fn frame(chunk: &Value) -> String {

@@ -16,7 +16,7 @@ use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_store::{AssistantExtras, NewMessage, Role, SessionRow};
+use skald_store::{AssistantExtras, MessageRow, NewMessage, Role, SessionRow};
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
@@ -120,7 +120,7 @@ pub(crate) async fn run_rounds(
         } else {
             first
         };
-        let request = assemble(t, model).await?;
+        let request = crate::context::fitted(t, model, cancel.clone()).await?;
         // Recorded off the critical path, each under its own source; only
         // new names reach the DB.
         observe_offered(t, &request.tools);
@@ -135,9 +135,18 @@ pub(crate) async fn run_rounds(
                 return Ok(TurnOutcome::Cancelled);
             }
             Streamed::Failed(e, partial) => {
+                // What streamed is kept for the person, flagged incomplete:
+                // the next request says it was cut, never passes it off as
+                // a finished answer.
                 if !partial.text.is_empty() {
-                    let extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
-                    store_assistant(t, &partial.text, &[], &extras).await?;
+                    let mut extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
+                    extras.incomplete = true;
+                    let id = store_assistant(t, &partial.text, &[], &extras).await?;
+                    t.emit(SessionEvent::MessageIncomplete {
+                        session_id: t.session_id().to_string(),
+                        message_id: id,
+                        reason: e.to_string(),
+                    });
                 }
                 return Ok(TurnOutcome::Failed {
                     message: e.to_string(),
@@ -221,9 +230,49 @@ async fn refreshed<'a>(t: &Turn<'a>) -> Result<Turn<'a>, SessionError> {
     })
 }
 
-/// The request of this round, from the DB: system prompt, visible tools,
-/// the conversation of the turn's frame.
+/// What a round's request is built from: everything but the conversation
+/// (system prompt, tools, the scratchpad block), and the frame's rows.
+pub(crate) struct Draft {
+    /// The request with only the scratchpad block as messages.
+    pub base: ChatRequest,
+    /// The frame's messages, oldest first.
+    pub rows: Vec<MessageRow>,
+    awaiting: HashSet<String>,
+    blocks: HashMap<String, Vec<ContentBlock>>,
+    accepts_images: bool,
+}
+
+impl Draft {
+    /// The request with `rows` as the conversation, after `summary` (the
+    /// stand-in for what came before them) when there is one.
+    pub fn build(&self, rows: &[MessageRow], summary: Option<&str>) -> ChatRequest {
+        let mut request = self.base.clone();
+        if let Some(text) = summary {
+            request
+                .messages
+                .push(crate::context::summary::stand_in(text));
+        }
+        request.messages.extend(to_messages_awaiting(
+            rows,
+            &self.awaiting,
+            &self.blocks,
+            self.accepts_images,
+        ));
+        request
+    }
+}
+
+/// The request of this round, from the DB, every row of the frame included
+/// (no context management: [`crate::context::fitted`] does that).
+#[cfg(test)]
 async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, SessionError> {
+    let d = draft(t, model).await?;
+    Ok(d.build(&d.rows, None))
+}
+
+/// What this round's request is made of, from the DB: system prompt, visible
+/// tools, the conversation of the turn's frame.
+pub(crate) async fn draft(t: &Turn<'_>, model: &ResolvedModel) -> Result<Draft, SessionError> {
     let store = &t.inner.store;
     let rows = store.history().list_for_frame(t.frame_id).await?;
     let calls = store.tool_calls().list_for_session(t.session_id()).await?;
@@ -272,24 +321,24 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     // byte-identical, cacheable), read fresh each round so a person's edit
     // or another agent's update reaches the very next request.
     let scratchpad = store.scratchpad().entries(t.session_id()).await?;
-    let mut messages = Vec::with_capacity(rows.len() + 1);
+    let mut messages = Vec::with_capacity(rows.len() + 2);
     if let Some(block) = scratchpad_block(&scratchpad) {
         messages.push(Message::system(block));
     }
-    messages.extend(to_messages_awaiting(
-        &rows,
-        &awaiting,
-        &blocks,
-        model.provider.accepts_tool_images(),
-    ));
-    Ok(ChatRequest {
-        model: model.model.clone(),
-        system: (!t.system.is_empty()).then(|| t.system.to_string()),
-        messages,
-        tools,
-        max_tokens: None,
-        temperature: None,
-        reasoning: model.reasoning,
+    Ok(Draft {
+        base: ChatRequest {
+            model: model.model.clone(),
+            system: (!t.system.is_empty()).then(|| t.system.to_string()),
+            messages,
+            tools,
+            max_tokens: None,
+            temperature: None,
+            reasoning: model.reasoning,
+        },
+        rows,
+        awaiting,
+        blocks,
+        accepts_images: model.provider.accepts_tool_images(),
     })
 }
 
@@ -336,6 +385,20 @@ async fn stream_response(
                     StreamEvent::ReasoningDelta(text) => t.emit(SessionEvent::ReasoningDelta {
                         session_id: t.session_id().to_string(),
                         text: text.clone(),
+                    }),
+                    StreamEvent::Retrying {
+                        attempt,
+                        max_attempts,
+                        delay_ms,
+                        reason,
+                        detail,
+                    } => t.emit(SessionEvent::Retrying {
+                        session_id: t.session_id().to_string(),
+                        attempt: *attempt,
+                        max_attempts: *max_attempts,
+                        delay_ms: *delay_ms,
+                        reason: reason.clone(),
+                        detail: detail.clone(),
                     }),
                     StreamEvent::ToolCallDelta { .. }
                     | StreamEvent::Reasoning(_)

@@ -44,5 +44,6 @@ pub use repo::secrets::SecretsRepo;
 pub use repo::sessions::{NewSession, SessionRow, SessionsRepo};
 pub use repo::settings::SettingsRepo;
 pub use repo::stack::{FrameStatus, NewStackFrame, StackFrameRow, StackRepo};
+pub use repo::summaries::{NewSummary, SummariesRepo, SummaryRow};
 pub use repo::tool_calls::{NewToolCall, ToolCallRow, ToolCallStatus, ToolCallsRepo};
 pub use store::{DATA_DIR_ENV, DB_FILE_NAME, Store, default_data_dir, known_schema_version};

@@ -174,6 +174,11 @@ impl Store {
         HistoryRepo::new(self.pool.clone())
     }
 
+    /// Summaries standing in for the oldest messages (`chat_summaries`).
+    pub fn summaries(&self) -> crate::SummariesRepo {
+        crate::SummariesRepo::new(self.pool.clone())
+    }
+
     /// Tool calls (`chat_llm_tools`).
     pub fn tool_calls(&self) -> ToolCallsRepo {
         ToolCallsRepo::new(self.pool.clone())

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use skald_session::testing::{MockOpenAi, sse_text, sse_tool_call};
+use skald_session::testing::{MockOpenAi, rate_limited, sse_text, sse_tool_call};
 
 use crate::{command, skald, stderr, stdout};
 
@@ -404,4 +404,76 @@ fn a_running_commands_output_is_printed_under_its_call() {
         .find(|m| m["role"] == "tool")
         .unwrap();
     assert_eq!(result["content"], "line1\nline2\nline3\n[exit code: 0]");
+}
+
+/// A rate limit is said on stderr with its wait and attempt, then the answer
+/// comes as usual.
+#[test]
+fn a_rate_limit_is_shown_with_its_countdown_and_the_turn_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mock = MockOpenAi::start([rate_limited(1), sse_text("Made it.")]).unwrap();
+    let out = chat(&root.join("data"), &mock, &["--model", "m", "Hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Made it.\n");
+    let err = stderr(&out);
+    assert!(
+        err.contains("rate limited, retrying in 1 s, attempt 2 of 5"),
+        "{err}"
+    );
+    assert_eq!(mock.requests().len(), 2);
+}
+
+/// `skald compact SESSION`: the earlier turn summarised by the model and
+/// sent in its place by the next `skald chat --session`.
+#[test]
+fn compact_summarises_the_earlier_turns_for_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let data = root.join("data");
+    let mock = MockOpenAi::start([
+        sse_text("About apples."),
+        sse_text("About pears."),
+        sse_text("SUMMARY: apples discussed."),
+        sse_text("About plums."),
+    ])
+    .unwrap();
+    let first = chat(&data, &mock, &["--model", "m", "Tell me about apples"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let list = command(&data)
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let sessions: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    let sid = sessions[0]["id"].as_str().unwrap().to_string();
+    let second = chat(
+        &data,
+        &mock,
+        &["--model", "m", "--session", &sid, "And pears"],
+    );
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+
+    let out = command(&data)
+        .args(["compact", &sid, "--model", "m"])
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "SUMMARY: apples discussed.\n");
+    assert!(
+        stderr(&out).contains("summarised 2 messages"),
+        "{}",
+        stderr(&out)
+    );
+
+    let third = chat(&data, &mock, &["--model", "m", "--session", &sid, "Plums?"]);
+    assert_eq!(third.status.code(), Some(0), "{}", stderr(&third));
+    let last = mock.requests().last().unwrap().to_string();
+    assert!(last.contains("SUMMARY: apples discussed."), "{last}");
+    assert!(!last.contains("Tell me about apples"), "{last}");
+    assert!(
+        last.contains("And pears") && last.contains("Plums?"),
+        "{last}"
+    );
 }

@@ -214,6 +214,30 @@ async fn overloaded_before_any_event_is_retried() {
     let provider = client(&server).with_retry_policy(fast_retries(3));
     let (events, err) = collect(provider.stream(&simple_request("hi"))).await;
     assert_eq!(err, None);
+    // Each retry is announced (attempt, reason) before the answer.
+    let notices: Vec<(u32, u32, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retrying {
+                attempt,
+                max_attempts,
+                reason,
+                ..
+            } => Some((*attempt, *max_attempts, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notices,
+        vec![
+            (2, 4, "server overloaded".to_string()),
+            (3, 4, "server overloaded".to_string())
+        ]
+    );
+    let events: Vec<StreamEvent> = events
+        .into_iter()
+        .filter(|e| !matches!(e, StreamEvent::Retrying { .. }))
+        .collect();
     assert_eq!(
         events,
         vec![

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anthropic;
+mod errors;
 mod fake;
 mod mock_server;
 mod models;

@@ -309,7 +309,11 @@ async fn stream_cut_before_any_event_is_retried() {
     .await;
     let (events, err) = collect(client(&server).stream(&simple_request("hi"))).await;
     assert_eq!(err, None);
-    assert_eq!(events.first(), Some(&StreamEvent::TextDelta("ok".into())));
+    assert!(
+        matches!(&events[0], StreamEvent::Retrying { attempt: 2, reason, .. } if reason == "connection dropped"),
+        "{events:?}"
+    );
+    assert_eq!(events.get(1), Some(&StreamEvent::TextDelta("ok".into())));
     assert_eq!(server.requests().len(), 2);
 }
 

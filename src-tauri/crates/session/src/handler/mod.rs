@@ -35,6 +35,7 @@ use crate::turn::{Turn, run_rounds};
 
 mod internals;
 mod recovery;
+mod redo;
 
 /// How many interrupted sessions `resume_all` answers at once.
 const RESUME_AT_ONCE: usize = 4;
@@ -501,7 +502,17 @@ impl ChatSessionHandler {
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
         let slot = self.claim(session_id)?;
-        let prepared = self.prepare(session_id, options.model.as_deref()).await?;
+        let prepared = match self.prepare(session_id, options.model.as_deref()).await {
+            Ok(p) => p,
+            // With no usable provider, what the person wrote is kept (with
+            // why it went unanswered) for Retry once one is set up. Other
+            // refusals (a broken agent) write nothing, as before.
+            Err(e @ (SessionError::NoProvider(_) | SessionError::Llm(_))) => {
+                self.keep_unsent(session_id, text, &e).await;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         let turn = self.turn(&prepared, &sink);
         turn.emit(SessionEvent::TurnStarted {
             session_id: session_id.to_string(),
@@ -525,25 +536,37 @@ impl ChatSessionHandler {
             .set_status(p.frame.id, FrameStatus::Active)
             .await?;
         resume_session(turn, cancel.clone()).await?;
-        store
+        self.append_user(&p.session, p.frame.id, text).await?;
+        run_rounds(turn, cancel).await
+    }
+
+    /// Stores the person's message (and names an untitled session after it).
+    pub(crate) async fn append_user(
+        &self,
+        session: &SessionRow,
+        frame_id: i64,
+        text: &str,
+    ) -> Result<i64, SessionError> {
+        let store = &self.inner.store;
+        let row = store
             .history()
             .append(&NewMessage {
-                session_id: p.session.id.clone(),
-                stack_id: Some(p.frame.id),
+                session_id: session.id.clone(),
+                stack_id: Some(frame_id),
                 role: Role::User,
                 content: text.to_string(),
                 tool_calls: None,
                 tool_call_id: None,
             })
             .await?;
-        if p.session.title.trim().is_empty() {
+        if session.title.trim().is_empty() {
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let title = truncate_label(first.trim(), MAX_LABEL_SHORT);
             if !title.is_empty() {
-                store.sessions().rename(&p.session.id, &title).await?;
+                store.sessions().rename(&session.id, &title).await?;
             }
         }
-        run_rounds(turn, cancel).await
+        Ok(row.id)
     }
 
     /// Ends a turn: the frame goes back to waiting, the session is touched,
@@ -578,6 +601,13 @@ impl ChatSessionHandler {
             }
         };
         let store = &self.inner.store;
+        // A failed turn keeps its error in the history, on the last message
+        // it stored, for the person to see and retry.
+        if let (TurnOutcome::Failed { message }, None) = (&outcome, &turn.scope)
+            && let Err(e) = self.record_error(turn.frame_id, message).await
+        {
+            tracing::warn!(error = %e, "cannot record the turn's error");
+        }
         if let Err(e) = store
             .stack()
             .set_status(turn.frame_id, FrameStatus::Waiting)

@@ -89,6 +89,8 @@ pub struct AssistantExtras {
     pub reasoning: Option<Value>,
     /// The request's usage, if the provider reported it.
     pub usage: Option<MessageUsage>,
+    /// Its stream was cut before the provider finished it.
+    pub incomplete: bool,
 }
 
 /// A stored message.
@@ -112,6 +114,8 @@ pub struct MessageRow {
     pub created_at: i64,
     /// An assistant message's reasoning and usage (empty for other roles and older rows).
     pub extras: AssistantExtras,
+    /// Why the turn that ended with this message failed.
+    pub error: Option<String>,
 }
 
 impl<'r> FromRow<'r, SqliteRow> for MessageRow {
@@ -128,7 +132,9 @@ impl<'r> FromRow<'r, SqliteRow> for MessageRow {
             extras: AssistantExtras {
                 reasoning: json_column(row, "reasoning")?,
                 usage: usage_columns(row)?,
+                incomplete: row.try_get::<i64, _>("incomplete")? != 0,
             },
+            error: row.try_get("error")?,
         })
     }
 }
@@ -180,8 +186,8 @@ impl HistoryRepo {
             "INSERT INTO chat_history
                (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at,
                 reasoning, input_tokens, output_tokens, cache_read_tokens,
-                cache_write_tokens, reasoning_tokens, cost_usd)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                cache_write_tokens, reasoning_tokens, cost_usd, incomplete)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&new.session_id)
         .bind(new.stack_id)
@@ -197,6 +203,7 @@ impl HistoryRepo {
         .bind(usage.map(|u| u.cache_write_tokens))
         .bind(usage.map(|u| u.reasoning_tokens))
         .bind(usage.and_then(|u| u.cost_usd))
+        .bind(i64::from(extras.incomplete))
         .fetch_all(&self.pool)
         .await?
         .into_iter()
@@ -267,13 +274,48 @@ impl HistoryRepo {
         expect_one(done.rows_affected(), "message", id)
     }
 
-    /// Deletes a session's messages after `id` (for edit/regenerate). Returns the count.
+    /// Deletes a session's messages after `id` (for edit/regenerate), with the
+    /// tool calls they made and the summaries that covered any of them, in one
+    /// transaction. Returns how many messages went.
     pub async fn truncate_after(&self, session_id: &str, id: i64) -> Result<u64> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM chat_llm_tools WHERE session_id = ? AND message_id > ?")
+            .bind(session_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM chat_summaries WHERE session_id = ? AND last_message_id > ?")
+            .bind(session_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
         let done = sqlx::query("DELETE FROM chat_history WHERE session_id = ? AND id > ?")
             .bind(session_id)
             .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Records (or with `None` clears) why the turn ending at message `id` failed.
+    pub async fn set_error(&self, id: i64, error: Option<&str>) -> Result<()> {
+        let done = sqlx::query("UPDATE chat_history SET error = ? WHERE id = ?")
+            .bind(error)
+            .bind(id)
             .execute(&self.pool)
             .await?;
+        expect_one(done.rows_affected(), "message", id)
+    }
+
+    /// Clears every recorded turn error of a session (a retry starts).
+    pub async fn clear_errors(&self, session_id: &str) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE chat_history SET error = NULL WHERE session_id = ? AND error IS NOT NULL",
+        )
+        .bind(session_id)
+        .execute(&self.pool)
+        .await?;
         Ok(done.rows_affected())
     }
 

@@ -15,4 +15,5 @@ pub mod secrets;
 pub mod sessions;
 pub mod settings;
 pub mod stack;
+pub mod summaries;
 pub mod tool_calls;

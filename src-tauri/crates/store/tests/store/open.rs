@@ -11,6 +11,7 @@ const TABLES: &[&str] = &[
     "chat_history",
     "chat_llm_tools",
     "chat_sessions",
+    "chat_summaries",
     "clarifications",
     "job_runs",
     "known_tools",

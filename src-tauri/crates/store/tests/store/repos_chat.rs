@@ -4,7 +4,7 @@
 use serde_json::json;
 use skald_store::{
     AssistantExtras, FrameStatus, MessageUsage, NewKnownTool, NewMessage, NewSession,
-    NewStackFrame, NewToolCall, Role, StoreError, ToolCallStatus,
+    NewStackFrame, NewSummary, NewToolCall, Role, StoreError, ToolCallStatus,
 };
 
 use crate::common::{fresh, session};
@@ -215,6 +215,7 @@ async fn assistant_reasoning_and_usage_round_trip() {
             reasoning_tokens: 41,
             cost_usd: Some(0.001913),
         }),
+        incomplete: true,
     };
     let new = NewMessage {
         session_id: s.id.clone(),
@@ -464,4 +465,104 @@ async fn scratchpad_round_trip() {
     assert!(repo.clear(&s.id).await.unwrap());
     assert!(!repo.clear(&s.id).await.unwrap());
     assert_eq!(repo.get(&s.id).await.unwrap(), None);
+}
+
+/// Edit/regenerate cut the history after a message: the calls those messages
+/// made and the summaries that covered them go too; a turn's error is kept on
+/// a row until a retry clears it; a summary reaching furthest is the frame's.
+#[tokio::test]
+async fn truncation_errors_and_summaries() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let frame = store
+        .stack()
+        .push(&NewStackFrame {
+            session_id: s.id.clone(),
+            parent_id: None,
+            agent_id: "main".to_owned(),
+            task: None,
+            status: FrameStatus::Active,
+        })
+        .await
+        .unwrap();
+    let repo = store.history();
+    let msg = |role, text: &str| NewMessage {
+        session_id: s.id.clone(),
+        stack_id: Some(frame.id),
+        role,
+        content: text.to_owned(),
+        tool_calls: None,
+        tool_call_id: None,
+    };
+    let first = repo.append(&msg(Role::User, "one")).await.unwrap();
+    let answer = repo.append(&msg(Role::Assistant, "two")).await.unwrap();
+    let second = repo.append(&msg(Role::User, "three")).await.unwrap();
+    let calling = repo.append(&msg(Role::Assistant, "")).await.unwrap();
+    store
+        .tool_calls()
+        .insert(&NewToolCall {
+            id: "kept".into(),
+            session_id: s.id.clone(),
+            message_id: Some(answer.id),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+            status: ToolCallStatus::Running,
+        })
+        .await
+        .unwrap();
+    store
+        .tool_calls()
+        .insert(&NewToolCall {
+            id: "dropped".into(),
+            session_id: s.id.clone(),
+            message_id: Some(calling.id),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+            status: ToolCallStatus::Running,
+        })
+        .await
+        .unwrap();
+    let summaries = store.summaries();
+    let new_summary = |last: i64, text: &str| NewSummary {
+        session_id: s.id.clone(),
+        stack_id: Some(frame.id),
+        content: text.to_owned(),
+        first_message_id: first.id,
+        last_message_id: last,
+        message_count: 2,
+        covered_tokens: 40,
+        manual: false,
+    };
+    let early = summaries
+        .add(&new_summary(answer.id, "early"))
+        .await
+        .unwrap();
+    let late = summaries
+        .add(&new_summary(calling.id, "late"))
+        .await
+        .unwrap();
+    assert_eq!(
+        summaries.latest_for_frame(frame.id).await.unwrap(),
+        Some(late)
+    );
+
+    repo.set_error(second.id, Some("boom")).await.unwrap();
+    assert_eq!(
+        repo.get(second.id).await.unwrap().unwrap().error.as_deref(),
+        Some("boom")
+    );
+    assert_eq!(repo.clear_errors(&s.id).await.unwrap(), 1);
+    assert_eq!(repo.get(second.id).await.unwrap().unwrap().error, None);
+
+    assert_eq!(repo.truncate_after(&s.id, second.id).await.unwrap(), 1);
+    assert!(store.tool_calls().get("dropped").await.unwrap().is_none());
+    assert!(store.tool_calls().get("kept").await.unwrap().is_some());
+    assert_eq!(
+        summaries.latest_for_frame(frame.id).await.unwrap(),
+        Some(early.clone())
+    );
+    assert_eq!(
+        summaries.list_for_session(&s.id).await.unwrap(),
+        vec![early]
+    );
 }
