@@ -517,3 +517,25 @@ describe("message actions", () => {
     root.remove();
   });
 });
+
+describe("context management on the page", () => {
+  it("a summary divider expands to its text; a retry notice counts down", () => {
+    const summary = { id: 3, content: "Earlier: **set up**.", firstMessageId: 1, lastMessageId: 2, messageCount: 2, coveredTokens: 900, manual: true, createdAt: 0 };
+    let view = fromHistory([
+      { toolCalls: [], createdAt: 0, reasoning: null, usage: null, id: 1, role: "user", content: "a" },
+      { toolCalls: [], createdAt: 0, reasoning: null, usage: null, id: -3, role: "system", content: summary.content, summary },
+    ]);
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "retrying", sessionId: "s", attempt: 2, maxAttempts: 5, delayMs: 3000, reason: "rate limited", detail: "HTTP 429" });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const divider = root.querySelector("[data-testid=summary-divider]") as HTMLDetailsElement;
+    expect(divider.open).toBe(false);
+    expect(divider.querySelector("summary")!.textContent).toContain("Compacted: the 2 messages above (about 900 tokens)");
+    expect(divider.querySelector(".md strong")!.textContent).toBe("set up");
+    expect(root.querySelector("[data-testid=retrying]")!.textContent).toBe("rate limited, retrying in 3 s, attempt 2 of 5");
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "ok" });
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=retrying]")).toBeNull();
+  });
+});

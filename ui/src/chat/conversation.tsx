@@ -3,7 +3,7 @@
 // answer's text alone, and only the newest messages are in the DOM (older
 // pages come back as the person scrolls up), so a 1,000-message session
 // opens as fast as a short one.
-import { type Accessor, createComputed, createMemo, createSignal, For, on, type Setter, Show, untrack } from "solid-js";
+import { type Accessor, createComputed, createMemo, createSignal, For, on, onCleanup, type Setter, Show, untrack } from "solid-js";
 import { render } from "solid-js/web";
 import type { ToolCallView } from "../bindings";
 import { copyText } from "../links";
@@ -208,6 +208,33 @@ function Message(p: { m: ViewMessage; own: ChatView; top: ChatView; h: ChatHandl
   );
 }
 
+/** Where a summary stands in for the turns above it: collapsed, it says
+ *  how much it covers; expanded, the summary the model now reads. */
+function SummaryDivider(p: { m: ViewMessage }) {
+  const s = () => p.m.summary;
+  return (
+    <details class="summary-divider" data-testid="summary-divider" data-key={p.m.key} data-role="summary">
+      <summary>
+        {`${s()?.manual ? "Compacted" : "Summarised to fit the context window"}: the ${s()?.messageCount ?? 0} messages above (about ${s()?.coveredTokens ?? 0} tokens) are sent as this summary`}
+      </summary>
+      <Markdown src={p.m.content} />
+    </details>
+  );
+}
+
+/** "rate limited, retrying in 3 s, attempt 2 of 5", counting down. */
+function RetryNotice(p: { notice: { attempt: number; maxAttempts: number; reason: string; detail: string; until: number } }) {
+  const [now, setNow] = createSignal(Date.now());
+  const timer = setInterval(() => setNow(Date.now()), 250);
+  onCleanup(() => clearInterval(timer));
+  const left = () => Math.max(0, Math.ceil((p.notice.until - now()) / 1000));
+  return (
+    <div class="retrying muted" role="status" data-testid="retrying" title={p.notice.detail}>
+      {`${p.notice.reason}, retrying in ${left()} s, attempt ${p.notice.attempt} of ${p.notice.maxAttempts}`}
+    </div>
+  );
+}
+
 /** How many of the newest messages are in the DOM; scrolling up shows more. */
 export interface Paging {
   page: number;
@@ -304,6 +331,7 @@ export function Conversation(p: {
       </Show>
       <For each={visible()}>
         {(m) => {
+          if (untrack(() => m.summary)) return <SummaryDivider m={m} />;
           // Memos per message: a new message elsewhere re-renders no footer
           // whose text stays the same.
           const own = createMemo(() => {
@@ -343,6 +371,7 @@ export function Conversation(p: {
           </Show>
         </div>
       </Show>
+      <Show when={p.view.retrying}>{(r) => <RetryNotice notice={r()} />}</Show>
       <Show when={p.view.running}>
         <div class="thinking" data-testid="turn-running">
           Working… (Esc to stop)

@@ -1,6 +1,6 @@
 // The chat's view model and the one function that folds a turn's events into
 // it. Pure, so the whole streaming behaviour is unit-tested without a webview.
-import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome, UsageView } from "../bindings";
+import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, SummaryView, ToolCallView, TurnOutcome, UsageView } from "../bindings";
 
 export interface ViewMessage {
   key: string;
@@ -17,11 +17,31 @@ export interface ViewMessage {
   error?: string;
   /** An answer whose stream was cut before it finished. */
   incomplete?: boolean;
+  /** A divider (role `system`): the stored summary standing in for the
+   *  turns above it in every later request. */
+  summary?: SummaryView;
+}
+
+/** A request being retried: "rate limited, retrying in 3 s, attempt 2 of 5". */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  reason: string;
+  detail: string;
+  /** When the retry starts (Date.now() based). */
+  until: number;
+}
+
+/** How full the model's context window was at the last request. */
+export interface ContextFill {
+  estimatedTokens: number;
+  contextWindow: number;
+  trimmedToolResults: number;
 }
 
 /** Fields a history message may carry beyond the generated `ChatMessage`
  *  (the context-management work adds them; older backends leave them out). */
-type HistoryMessage = ChatMessage & { model?: string | null; error?: string | null; incomplete?: boolean };
+type HistoryMessage = ChatMessage & { model?: string | null };
 
 export interface ChatView {
   messages: ViewMessage[];
@@ -38,6 +58,9 @@ export interface ChatView {
   /** What running calls produced so far, by tool_call_id (the latest
    *  `toolProgress`); dropped when the call's result arrives. */
   progress: Record<string, LiveProgress>;
+  /** A failed request waiting to be sent again, while it waits. */
+  retrying: RetryNotice | null;
+  context: ContextFill | null;
 }
 
 /** A running call's output tail and progress, as its card shows them. */
@@ -56,7 +79,18 @@ export interface SubAgentView {
 }
 
 export function emptyView(): ChatView {
-  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {}, subAgents: {}, progress: {} };
+  return {
+    messages: [],
+    streaming: null,
+    running: false,
+    outcome: null,
+    usage: null,
+    approvals: {},
+    subAgents: {},
+    progress: {},
+    retrying: null,
+    context: null,
+  };
 }
 
 /** The view of a stored history: tool results are shown on their cards, and
@@ -65,9 +99,9 @@ export function emptyView(): ChatView {
 export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] = []): ChatView {
   const view = emptyView();
   view.messages = (history as HistoryMessage[])
-    .filter((m) => m.role !== "tool" && m.role !== "system")
+    .filter((m) => m.role !== "tool" && (m.role !== "system" || m.summary))
     .map((m) => ({
-      key: `m${m.id}`,
+      key: m.summary ? `s${m.summary.id}` : `m${m.id}`,
       role: m.role,
       content: m.content,
       toolCalls: m.toolCalls,
@@ -76,6 +110,7 @@ export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] =
       ...(m.model ? { model: m.model } : {}),
       ...(m.error ? { error: m.error } : {}),
       ...(m.incomplete ? { incomplete: true } : {}),
+      ...(m.summary ? { summary: m.summary } : {}),
     }));
   for (const request of pending) view.approvals[request.toolCallId] = request;
   return view;
@@ -116,7 +151,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     const s = prev.streaming ?? { text: "", reasoning: "" };
     const streaming =
       event.type === "tokenDelta" ? { text: s.text + event.text, reasoning: s.reasoning } : { text: s.text, reasoning: s.reasoning + event.text };
-    return { ...prev, streaming };
+    return prev.retrying ? { ...prev, streaming, retrying: null } : { ...prev, streaming };
   }
   // Progress arrives several times a second while a command runs: only
   // the call's entry changes, nothing is copied.
@@ -144,12 +179,38 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       if ("toolCallId" in inner) delete view.approvals[inner.toolCallId];
       break;
     }
+    case "retrying":
+      view.retrying = {
+        attempt: event.attempt,
+        maxAttempts: event.maxAttempts,
+        reason: event.reason,
+        detail: event.detail,
+        until: Date.now() + event.delayMs,
+      };
+      break;
+    case "contextUsage":
+      view.context = { estimatedTokens: event.estimatedTokens, contextWindow: event.contextWindow, trimmedToolResults: event.trimmedToolResults };
+      break;
+    case "contextSummarized": {
+      const key = `s${event.summary.id}`;
+      if (view.messages.some((m) => m.key === key)) break;
+      const after = view.messages.findIndex((m) => m.key === `m${event.summary.lastMessageId}`);
+      const divider: ViewMessage = { key, role: "system", content: event.summary.content, toolCalls: [], summary: event.summary };
+      view.messages.splice(after === -1 ? 0 : after + 1, 0, divider);
+      break;
+    }
+    case "messageIncomplete": {
+      const i = view.messages.findIndex((m) => m.key === `m${event.messageId}`);
+      if (i !== -1) view.messages[i] = { ...view.messages[i], incomplete: true };
+      break;
+    }
     case "turnStarted":
       view.running = true;
       view.outcome = null;
       view.streaming = { text: "", reasoning: "" };
       break;
     case "assistantMessage":
+      view.retrying = null;
       // Already there when a page re-attached to a turn whose messages it
       // loaded from history: replaying the event must not repeat it.
       if (!view.messages.some((m) => m.key === `m${event.messageId}`)) {
@@ -223,6 +284,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       break;
     case "turnEnded":
       view.running = false;
+      view.retrying = null;
       view.approvals = {};
       view.outcome = event.outcome;
       // Text streamed but never stored (a stop mid-answer) stays visible.

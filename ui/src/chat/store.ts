@@ -55,6 +55,8 @@ export function createChatStore(initial: ChatView = emptyView()): ChatStore {
       if (next.approvals !== prev.approvals) setView("approvals", reconcile(next.approvals));
       if (next.subAgents !== prev.subAgents) setView("subAgents", reconcile(next.subAgents, { key: "key" }));
       if (next.progress !== prev.progress) setView("progress", reconcile(next.progress));
+      if (next.retrying !== prev.retrying) setView("retrying", reconcile(next.retrying));
+      if (next.context !== prev.context) setView("context", reconcile(next.context));
     });
   };
   set(initial);

@@ -255,3 +255,41 @@ describe("chat page and the companion tools", () => {
     root.remove();
   });
 });
+
+describe("chat page: edit, regenerate, retry", () => {
+  it("regenerate drops the last answer at once, runs the turn here and reads the history after", async () => {
+    const api = fakeApi();
+    const base = { toolCalls: [], createdAt: 0, reasoning: null, usage: null };
+    api.sessionHistory
+      .mockResolvedValueOnce([
+        { ...base, id: 1, role: "user", content: "hi" },
+        { ...base, id: 2, role: "assistant", content: "first answer" },
+      ])
+      .mockResolvedValue([
+        { ...base, id: 1, role: "user", content: "hi" },
+        { ...base, id: 3, role: "assistant", content: "second answer" },
+      ]);
+    let seen: string[] = [];
+    const regenerateAnswer = vi.fn(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      seen = Array.from(root.querySelectorAll("[data-role=assistant]")).map((n) => n.textContent ?? "");
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 3, text: "second answer" });
+      onEvent({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+      return { kind: "completed" };
+    });
+    const editLastMessage = vi.fn().mockResolvedValue({ kind: "completed" });
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: { ...api, regenerateAnswer, editLastMessage } as any, navigate: vi.fn() });
+    (root.querySelector("[data-testid=regenerate]") as HTMLElement).click();
+    await flush();
+    expect(regenerateAnswer).toHaveBeenCalledWith("s1", expect.any(Function));
+    expect(seen).toEqual([]);
+    expect(root.textContent).toContain("second answer");
+    expect(api.sessionHistory).toHaveBeenCalledTimes(2);
+    // Without retry_turn on the api there is no Retry button anywhere.
+    expect(root.querySelector("[data-testid=retry]")).toBeNull();
+    root.remove();
+  });
+});

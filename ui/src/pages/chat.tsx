@@ -37,6 +37,7 @@ export function resolveShown(path: string, workingDir: string | null | undefined
 /** Operations on a session's last turn (edit, regenerate, retry), where the
  *  backend offers them; each runs a turn whose events arrive on `onEvent`. */
 interface TurnOps {
+  compactSession?(sessionId: string): Promise<unknown>;
   editLastMessage?(sessionId: string, text: string, onEvent: (e: SessionEvent) => void): Promise<unknown>;
   regenerateAnswer?(sessionId: string, onEvent: (e: SessionEvent) => void): Promise<unknown>;
   retryTurn?(sessionId: string, onEvent: (e: SessionEvent) => void): Promise<unknown>;
@@ -164,6 +165,18 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     ...(ops.regenerateAnswer ? { regenerate: () => replaceTurn((on) => ops.regenerateAnswer!(current as string, on), "answer") } : {}),
     ...(ops.retryTurn ? { retry: () => replaceTurn((on) => ops.retryTurn!(current as string, on), null) } : {}),
   };
+  // The person's "compact": a summary stands in for the older turns.
+  const [compactError, setCompactError] = createSignal<string | null>(null);
+  const compact = async () => {
+    if (!current || view.running || !ops.compactSession) return;
+    setCompactError(null);
+    try {
+      await ops.compactSession(current);
+      await reload();
+    } catch (e) {
+      setCompactError(api.errorMessage(e));
+    }
+  };
   const stopTurn = () => {
     if (view.running && current) void deps.api.stopTurn(current);
   };
@@ -199,11 +212,26 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
           </p>
           <Show when={current}>{(id) => <BypassBar sessionId={id()} api={deps.api} running={chat.view.running} />}</Show>
           <Conversation view={chat.view} h={handlers} paging={createPaging()} control={(c) => (control = c)} plain={chat} />
-          <Show when={total()}>
-            <div class="session-usage muted" data-testid="session-usage" title="This session so far">
-              {`Session: ${total()}`}
-            </div>
-          </Show>
+          <div class="session-usage muted" data-testid="session-usage-bar">
+            <Show when={total()}>
+              <span data-testid="session-usage" title="This session so far">{`Session: ${total()}`}</span>
+            </Show>
+            <Show when={chat.view.context}>
+              {(c) => (
+                <span class="context-fill" data-testid="context-fill" title="How much of the model's context window the last request filled">
+                  {`Context: ${Math.round((100 * c().estimatedTokens) / Math.max(1, c().contextWindow))}% of ${c().contextWindow}${c().trimmedToolResults ? `, ${c().trimmedToolResults} old tool results trimmed` : ""}`}
+                </span>
+              )}
+            </Show>
+            <Show when={"compactSession" in ops && current}>
+              <button type="button" class="msg-action" data-testid="compact" disabled={chat.view.running} on:click={() => void compact()}>
+                Compact
+              </button>
+            </Show>
+            <Show when={compactError()}>
+              <span class="error" role="alert">{compactError()}</span>
+            </Show>
+          </div>
           <div class="composer">
             <textarea
               ref={input}
