@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startMockOpenAI, toolCallChunk } from "./mock-openai.mjs";
-import { addMockProvider, browserRecorder, newChat, send, waitUntil } from "./helpers.mjs";
+import { addMockProvider, browserRecorder, newChat, send, setValue, waitUntil } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -61,6 +61,9 @@ before(async () => {
     // streamed slowly (with a code block) while the person reads and types.
     [toolCallChunk(0, { id: "call_long", name: "read_file", args: JSON.stringify({ path: "notes.md" }) }), { finish_reason: "tool_calls" }],
     longAnswer(),
+    // Regenerate, then edit-and-resend.
+    ["A regenerated answer.", { finish_reason: "stop" }],
+    ["An answer to the edited question.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir, ...browser.env } });
   session = await Session.create(driver.base, app);
@@ -278,7 +281,17 @@ test("a long session: a card stays open while 500 tokens stream, typing keeps up
   assert.ok(shown <= 80, `a bounded number of messages in the DOM: ${shown}`);
   console.log(`410-message session opened in ${openMs} ms with ${shown} message nodes`);
 
-  await send(session, "Read notes.md and write a lot.");
+  // Sent in the page, timed from the click to the message in the DOM (before paint).
+  const appearMs = await session.execute(`
+    const input = document.querySelector('[data-testid=composer]');
+    input.value = 'Read notes.md and write a lot.';
+    input.dispatchEvent(new Event('input'));
+    const t0 = performance.now();
+    document.querySelector('[data-testid=send]').click();
+    const shown = Array.from(document.querySelectorAll('[data-role=user] .text')).some((n) => n.textContent === 'Read notes.md and write a lot.');
+    return shown ? performance.now() - t0 : null;`);
+  assert.ok(appearMs !== null, "the sent message is in the DOM when the click returns");
+  console.log(`a sent message appeared ${appearMs.toFixed(1)} ms after the click (410-message session)`);
   await session.waitFor("return document.querySelector('.tool-card[data-tool-call=call_long] .tool-status')?.dataset.status === 'done'", {
     what: "the read_file card",
   });
@@ -322,8 +335,34 @@ test("a long session: a card stays open while 500 tokens stream, typing keeps up
     await session.waitFor(`return ${lastMsg}.querySelector('[data-testid=${button}]').textContent === 'Copied'`, { what: `${button} to copy` });
   }
   // Tokens and model under the answer, and the session's total.
-  const meta = await session.execute(`${last()}.querySelector('[data-testid=msg-usage]')?.textContent`);
+  // (read from the stored turn, once the page has read it back)
+  const meta = await session.waitFor(`${last()}.querySelector('[data-testid=msg-usage]')?.textContent`, { what: "the answer's usage" });
   assert.match(meta ?? "", /in · \d+ out/);
   assert.match(await session.execute("return document.querySelector('[data-testid=session-usage]')?.textContent ?? ''"), /^Session: .* in · .* out/);
   await session.execute("document.querySelector('[data-testid=composer]').value = ''");
+});
+
+test("regenerate the last answer, then edit and resend the last message", async () => {
+  const lastMsg = "(() => { const m = document.querySelectorAll('[data-role=assistant]'); return m[m.length - 1]; })()";
+  const asked = mock.requests.length;
+  await session.execute(`${lastMsg}.querySelector('[data-testid=regenerate]').click()`);
+  await session.waitFor(`return ${lastMsg}?.textContent.includes('A regenerated answer.') && !document.querySelector('[data-testid=turn-running]') && ${lastMsg}.querySelector('[data-testid=msg-usage]')`, {
+    what: "the regenerated answer",
+  });
+  assert.equal(mock.requests.length, asked + 1);
+  const sent = mock.requests.at(-1).messages;
+  assert.ok(!sent.some((m) => m.role === "assistant" && (m.content ?? "").includes("The end.")), "the old answer is not sent back");
+  assert.ok(!(await session.execute("return document.querySelector('[data-testid=conversation]').textContent.includes('w499')")), "the old answer left the page");
+
+  // Edit the last message of the person and send it again.
+  await session.execute("const u = document.querySelectorAll('[data-role=user]'); u[u.length - 1].querySelector('[data-testid=edit-message]').click()");
+  await setValue(session, "[data-testid=edit-input]", "An edited question?");
+  await session.execute("document.querySelector('[data-testid=edit-send]').click()");
+  await session.waitFor(`return ${lastMsg}?.textContent.includes('An answer to the edited question.') && !document.querySelector('[data-testid=turn-running]')`, {
+    what: "the answer to the edited message",
+  });
+  const edited = mock.requests.at(-1).messages.filter((m) => m.role === "user");
+  assert.equal(edited.at(-1).content, "An edited question?");
+  assert.ok(!edited.some((m) => m.content === "Read notes.md and write a lot."), "the replaced message is gone from the request");
+  writeFileSync(join(shots, "chat-edited.png"), await session.screenshot());
 });

@@ -12,9 +12,12 @@ function session(title: string): SessionSummary {
 
 function fakeApi() {
   let titled = false;
+  // What the backend stores as turns run (the page reads it after each turn).
+  const stored: unknown[] = [];
+  const row = (id: number, role: string, content: string) => ({ id, role, content, toolCalls: [], createdAt: 0, reasoning: null, usage: null });
   return {
     listSessions: vi.fn(async () => [session(titled ? "Hello there" : "")]),
-    sessionHistory: vi.fn().mockResolvedValue([]),
+    sessionHistory: vi.fn(async () => stored.slice()),
     createSession: vi.fn(),
     stopTurn: vi.fn().mockResolvedValue(true),
     attachSession: vi.fn().mockResolvedValue(false),
@@ -22,6 +25,7 @@ function fakeApi() {
     onTurnResumed: vi.fn().mockResolvedValue(() => undefined),
     sendMessage: vi.fn(async (_id: string, text: string, onEvent: (e: SessionEvent) => void) => {
       titled = true;
+      stored.push(row(1, "user", text), row(2, "assistant", `echo: ${text}`));
       onEvent({ type: "turnStarted", sessionId: "s1" });
       onEvent({ type: "tokenDelta", sessionId: "s1", text: `echo: ${text}` });
       onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 2, text: `echo: ${text}` });

@@ -145,6 +145,9 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       view = applyEvent(view, { type: "turnEnded", sessionId: current, outcome: { kind: "failed", message: api.errorMessage(e) } });
       paint();
     }
+    // The stored turn has what the live events lack: each answer's usage
+    // and model, a failure's error, the ids the next edit or retry needs.
+    await reload().catch(() => undefined);
     await refreshSessions().catch(() => undefined);
   };
   // Edit and regenerate replace the last turn: what they replace leaves the
@@ -152,10 +155,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const replaceTurn = (start: (onEvent: (e: SessionEvent) => void) => Promise<unknown>, drop: "answer" | "turn" | null, text?: string) => {
     if (view.running) return;
     if (drop) view = dropLastTurn(view, drop === "answer");
-    void runTurn(async (onEvent) => {
-      await start(onEvent);
-      await reload();
-    }, text);
+    void runTurn(start, text);
   };
   const handlers = {
     openFile,
