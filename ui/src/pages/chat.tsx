@@ -223,7 +223,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
                 </span>
               )}
             </Show>
-            <Show when={"compactSession" in ops && current}>
+            <Show when={"compactSession" in ops && current && chat.view.messages.length > 2}>
               <button type="button" class="msg-action" data-testid="compact" disabled={chat.view.running} on:click={() => void compact()}>
                 Compact
               </button>
