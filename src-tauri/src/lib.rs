@@ -207,6 +207,7 @@ pub fn run() {
             commands::mcp::answer_elicitation,
             commands::mcp::mcp_get_always_on,
             commands::mcp::mcp_set_always_on,
+            commands::session_settings::list_bypasses,
         ])
         .run(context);
     if let Err(e) = result {

@@ -2,12 +2,12 @@
 // mock: add the provider in Settings, type a message, watch the answer stream,
 // a read_file tool card run, and the final answer arrive.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startMockOpenAI, toolCallChunk } from "./helpers.mjs";
-import { addMockProvider, browserRecorder, newChat, send, waitUntil } from "./helpers.mjs";
+import { addMockProvider, browserRecorder, newChat, send, setValue, startMockOpenAI, toolCallChunk, waitUntil } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -18,6 +18,17 @@ const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-work-"));
 writeFileSync(join(workdir, "notes.md"), "# Notes\n\nThe code word is hello-skald.\n");
 const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
 const browser = browserRecorder(mkdtempSync(join(tmpdir(), "skald-e2e-browser-")));
+
+/** 500 tokens, 8 ms apart, with a fenced code block among them. */
+function longAnswer() {
+  const steps = [];
+  for (let i = 0; i < 500; i++) {
+    if (i === 200) steps.push("\n\n```js\nconst long = 1;\n```\n\n");
+    steps.push(i % 40 === 39 ? `w${i}.\n\n` : `w${i} `, 8);
+  }
+  steps.push("The end.", { finish_reason: "stop" });
+  return steps;
+}
 
 let mock;
 let driver;
@@ -45,6 +56,13 @@ before(async () => {
       { finish_reason: "tool_calls" },
     ],
     ["It is open beside the chat.", { finish_reason: "stop" }],
+    // Sixth turn, in a long session: a card, then a 500-token answer
+    // streamed slowly (with a code block) while the person reads and types.
+    [toolCallChunk(0, { id: "call_long", name: "read_file", args: JSON.stringify({ path: "notes.md" }) }), { finish_reason: "tool_calls" }],
+    longAnswer(),
+    // Regenerate, then edit-and-resend.
+    ["A regenerated answer.", { finish_reason: "stop" }],
+    ["An answer to the edited question.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "chat", cwd: workdir, env: { SKALD_DATA_DIR: dataDir, ...browser.env } });
   session = await Session.create(driver.base, app);
@@ -236,4 +254,114 @@ test("show_file_to_user opens the file beside the chat", async () => {
     { what: "the turn's end" },
   );
   assert.ok(await session.execute("return location.hash.startsWith('#/chat')"), "still on the chat");
+});
+
+test("a long session: a card stays open while 500 tokens stream, typing keeps up, copy buttons work", async () => {
+  // 400 more stored messages make the session long (the page shows the newest, the rest on scroll up).
+  const sid = await session.execute("return document.querySelector('[data-session] a.active')?.closest('[data-session]')?.dataset.session");
+  assert.ok(sid, "the current session's id");
+  execFileSync("sqlite3", [
+    join(dataDir, "skald.db"),
+    ".timeout 5000",
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+     INSERT INTO chat_history (session_id, stack_id, role, content, created_at)
+     SELECT '${sid}', (SELECT stack_id FROM chat_history WHERE session_id = '${sid}' LIMIT 1),
+            CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END,
+            CASE WHEN i % 2 = 1 THEN 'Old question ' || i ELSE 'Old answer ' || i || ' with **bold**, a list:\n\n- one\n- two\n\n\`\`\`rust\nfn f() {}\n\`\`\`' END,
+            0 FROM n`,
+  ]);
+  await session.execute("location.hash = '#/inbox'");
+  await session.waitFor("return !document.querySelector('[data-testid=composer]')", { what: "the Inbox" });
+  const opened = Date.now();
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor("return document.querySelector('[data-testid=conversation]')?.textContent.includes('Old answer 400')", { what: "the long session" });
+  const openMs = Date.now() - opened;
+  const shown = await session.execute("return document.querySelectorAll('[data-testid=conversation] [data-key]').length");
+  assert.ok(shown <= 80, `a bounded number of messages in the DOM: ${shown}`);
+  console.log(`410-message session opened in ${openMs} ms with ${shown} message nodes`);
+
+  // Sent in the page, timed from the click to the message in the DOM (before paint).
+  const appearMs = await session.execute(`
+    const input = document.querySelector('[data-testid=composer]');
+    input.value = 'Read notes.md and write a lot.';
+    input.dispatchEvent(new Event('input'));
+    const t0 = performance.now();
+    document.querySelector('[data-testid=send]').click();
+    const shown = Array.from(document.querySelectorAll('[data-role=user] .text')).some((n) => n.textContent === 'Read notes.md and write a lot.');
+    return shown ? performance.now() - t0 : null;`);
+  assert.ok(appearMs !== null, "the sent message is in the DOM when the click returns");
+  console.log(`a sent message appeared ${appearMs.toFixed(1)} ms after the click (410-message session)`);
+  await session.waitFor("return document.querySelector('.tool-card[data-tool-call=call_long] .tool-status')?.dataset.status === 'done'", {
+    what: "the read_file card",
+  });
+  // The person opens the card (a real click) and it stays open while the answer streams.
+  await session.click(".tool-card[data-tool-call=call_long] > summary .tool-label");
+  await session.waitFor("return document.querySelector('.tool-card[data-tool-call=call_long]').open", { what: "the card opened by the click", timeoutMs: 5_000 });
+  await session.waitFor("return document.querySelector('[data-role=streaming]')?.textContent.includes('w20')", { what: "the stream" });
+  // The page's main thread is watched for stalls while the person types.
+  await session.execute(`
+    window.__gaps = []; let last = performance.now();
+    window.__gapTimer = setInterval(() => { const now = performance.now(); window.__gaps.push(now - last); last = now; }, 10);`);
+  const composer = await session.element("[data-testid=composer]");
+  const typed = "typing while it streams, every key shows";
+  const t0 = Date.now();
+  await session.cmd("POST", `/element/${composer}/value`, { text: typed });
+  const typingMs = Date.now() - t0;
+  assert.equal(await session.execute("return document.querySelector('[data-testid=composer]').value"), typed);
+  const samples = [];
+  while (await session.execute("return !!document.querySelector('[data-role=streaming]')")) {
+    samples.push(await session.execute("return document.querySelector('.tool-card[data-tool-call=call_long]').open"));
+    if (samples.length === 5) writeFileSync(join(shots, "long-session-stream.png"), await session.screenshot());
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  const gaps = await session.execute("clearInterval(window.__gapTimer); return window.__gaps.slice().sort((a, b) => a - b)");
+  const p50 = gaps[Math.floor(gaps.length / 2)];
+  const worst = gaps[gaps.length - 1];
+  console.log(`typing ${typed.length} keys took ${typingMs} ms during the stream; main-thread timer gaps p50 ${p50.toFixed(1)} ms, worst ${worst.toFixed(1)} ms; card open in ${samples.filter(Boolean).length}/${samples.length} samples`);
+  assert.ok(samples.length >= 5, `sampled the card while streaming: ${samples.length}`);
+  assert.ok(samples.every(Boolean), "the card stayed open while the answer streamed");
+  assert.ok(worst < 1000, `the page never stalled for a second: worst gap ${worst} ms`);
+  const last = () => "const m = document.querySelectorAll('[data-role=assistant]'); return m[m.length - 1]";
+  await session.waitFor(`${last()}?.textContent.includes('The end.') && !document.querySelector('[data-testid=turn-running]')`, { what: "the stored answer" });
+  assert.equal(await session.execute("return document.querySelector('.tool-card[data-tool-call=call_long]').open"), true, "still open after the turn");
+  // What was typed is still there, not sent.
+  assert.equal(await session.execute("return document.querySelector('[data-testid=composer]').value"), typed);
+
+  // Copy: the code block, then the whole answer (each button says so once the clipboard has it).
+  const lastMsg = "(() => { const m = document.querySelectorAll('[data-role=assistant]'); return m[m.length - 1]; })()";
+  for (const button of ["copy-code", "copy-message"]) {
+    await session.execute(`${lastMsg}.querySelector('[data-testid=${button}]').click()`);
+    await session.waitFor(`return ${lastMsg}.querySelector('[data-testid=${button}]').textContent === 'Copied'`, { what: `${button} to copy` });
+  }
+  // Tokens and model under the answer, and the session's total.
+  // (read from the stored turn, once the page has read it back)
+  const meta = await session.waitFor(`${last()}.querySelector('[data-testid=msg-usage]')?.textContent`, { what: "the answer's usage" });
+  assert.match(meta ?? "", /in · \d+ out/);
+  assert.match(await session.execute("return document.querySelector('[data-testid=session-usage]')?.textContent ?? ''"), /^Session: .* in · .* out/);
+  await session.execute("document.querySelector('[data-testid=composer]').value = ''");
+});
+
+test("regenerate the last answer, then edit and resend the last message", async () => {
+  const lastMsg = "(() => { const m = document.querySelectorAll('[data-role=assistant]'); return m[m.length - 1]; })()";
+  const asked = mock.requests.length;
+  await session.execute(`${lastMsg}.querySelector('[data-testid=regenerate]').click()`);
+  await session.waitFor(`return ${lastMsg}?.textContent.includes('A regenerated answer.') && !document.querySelector('[data-testid=turn-running]') && ${lastMsg}.querySelector('[data-testid=msg-usage]')`, {
+    what: "the regenerated answer",
+  });
+  assert.equal(mock.requests.length, asked + 1);
+  const sent = mock.requests.at(-1).messages;
+  assert.ok(!sent.some((m) => m.role === "assistant" && (m.content ?? "").includes("The end.")), "the old answer is not sent back");
+  assert.ok(!(await session.execute("return document.querySelector('[data-testid=conversation]').textContent.includes('w499')")), "the old answer left the page");
+
+  // Edit the last message of the person and send it again.
+  await session.execute("const u = document.querySelectorAll('[data-role=user]'); u[u.length - 1].querySelector('[data-testid=edit-message]').click()");
+  await setValue(session, "[data-testid=edit-input]", "An edited question?");
+  await session.execute("document.querySelector('[data-testid=edit-send]').click()");
+  await session.waitFor(`return ${lastMsg}?.textContent.includes('An answer to the edited question.') && !document.querySelector('[data-testid=turn-running]')`, {
+    what: "the answer to the edited message",
+  });
+  const edited = mock.requests.at(-1).messages.filter((m) => m.role === "user");
+  assert.equal(edited.at(-1).content, "An edited question?");
+  assert.ok(!edited.some((m) => m.content === "Read notes.md and write a lot."), "the replaced message is gone from the request");
+  writeFileSync(join(shots, "chat-edited.png"), await session.screenshot());
 });

@@ -56,6 +56,7 @@ export {
   setRunContext,
   addBypass,
   clearBypasses,
+  listBypasses,
   viewFile,
   viewerOpen,
   detachViewer,

@@ -403,6 +403,12 @@ allowFsWrites: Array<string>, workingDir: string | null, };
 
 export type BypassScopeView = { "kind": "all" } | { "kind": "tool", name: string, } | { "kind": "category", category: ToolCategory, } | { "kind": "mcpServer", server: string, };
 
+export type BypassView = { scope: BypassScopeView, 
+/**
+ * Milliseconds left when read; `None` lasts until the turn is stopped.
+ */
+remainingMs: number | null, };
+
 export type ScratchpadEntryView = { key: string, value: string, updatedAt: number, };
 
 export type TodoStatusView = "pending" | "in_progress" | "completed";

@@ -38,7 +38,8 @@ export interface MenuItem {
   run: () => void;
 }
 
-async function copyText(text: string): Promise<void> {
+/** Puts `text` on the clipboard (also used by the chat's copy buttons). */
+export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch {

@@ -1,7 +1,7 @@
 //! A session's RunContext and its human bypasses: thin calls into
 //! `skald_session::services::run_context`.
 
-use skald_protocol::{BypassScopeView, IpcError, RunContextView};
+use skald_protocol::{BypassScopeView, BypassView, IpcError, RunContextView};
 use skald_session::services::run_context;
 
 use crate::AppState;
@@ -39,4 +39,10 @@ pub fn add_bypass(
 #[tauri::command]
 pub fn clear_bypasses(state: tauri::State<'_, AppState>, session_id: String) {
     state.approvals.clear_bypasses(&session_id);
+}
+
+/// The session's live bypasses and the time each has left (the chat shows them).
+#[tauri::command]
+pub fn list_bypasses(state: tauri::State<'_, AppState>, session_id: String) -> Vec<BypassView> {
+    run_context::list_bypasses(&state.approvals, &session_id)
 }

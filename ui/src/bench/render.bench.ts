@@ -1,16 +1,18 @@
 // @vitest-environment jsdom
 // The chat's rendering cost on a long conversation (200 messages, 100 tool
-// cards): one streamed token and one sent message, with the keyed renderer
-// and with a full repaint (a fresh root each time: what every event cost
-// before). `npm run bench`; figures in docs/benchmarks.md.
+// cards) with the SolidJS renderer: one streamed token, one sent message,
+// and opening a 1,000-message session. Each token is painted here (the page
+// paints at most once a frame, so this is the worst case). "all in the DOM"
+// renders every message; "paged" is what the page does (the newest 60).
+// `npm run bench`; figures in docs/benchmarks.md.
 import { bench, describe } from "vitest";
 import type { ToolCallView } from "../bindings";
-import { renderConversation } from "../chat/render";
+import { createPaging, mountConversation } from "../chat/conversation";
 import { addUserMessage, applyEvent, type ChatView, emptyView } from "../chat/state";
 
-function longConversation(): ChatView {
+function longConversation(turns = 100): ChatView {
   let view = emptyView();
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < turns; i++) {
     view = addUserMessage(view, `Question ${i}: what does \`module_${i}\` do?`);
     const call: ToolCallView = {
       id: `c${i}`,
@@ -36,30 +38,43 @@ function longConversation(): ChatView {
 }
 
 const noop = () => undefined;
+const WORDS = ["word ", "**bold** ", "`code` ", "and ", "more.\n\n", "a [link](https://example.com) "];
 
 describe("one streamed token, 200 messages + 100 cards", () => {
-  let view = longConversation();
-  const keyed = document.createElement("div");
-  renderConversation(keyed, view, noop);
-  bench("keyed renderer", () => {
-    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "word " });
-    renderConversation(keyed, view, noop);
-  });
-  let full = longConversation();
-  bench("full repaint (before)", () => {
-    full = applyEvent(full, { type: "tokenDelta", sessionId: "s", text: "word " });
-    renderConversation(document.createElement("div"), full, noop);
-  });
+  for (const [name, page] of [
+    ["Solid, all in the DOM", 1000],
+    ["Solid, paged (newest 60)", 60],
+  ] as const) {
+    let view = longConversation();
+    const chat = mountConversation(document.createElement("div"), view, { openFile: noop }, createPaging(page));
+    let i = 0;
+    bench(name, () => {
+      view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: WORDS[i++ % WORDS.length] });
+      chat.set(view);
+    });
+  }
 });
 
 describe("a sent message appears, 200 messages + 100 cards", () => {
-  const base = longConversation();
-  const keyed = document.createElement("div");
-  renderConversation(keyed, base, noop);
-  bench("keyed renderer", () => {
-    renderConversation(keyed, addUserMessage(base, "One more question"), noop);
-  });
-  bench("full repaint (before)", () => {
-    renderConversation(document.createElement("div"), addUserMessage(base, "One more question"), noop);
+  for (const [name, page] of [
+    ["Solid, all in the DOM", 1000],
+    ["Solid, paged (newest 60)", 60],
+  ] as const) {
+    let view: ChatView = { ...longConversation(), running: false, streaming: null };
+    const root = document.createElement("div");
+    const chat = mountConversation(root, view, { openFile: noop }, createPaging(page));
+    bench(name, () => {
+      view = addUserMessage(view, "One more question");
+      chat.set({ ...view, running: true });
+      const key = view.messages[view.messages.length - 1].key;
+      if (!root.querySelector(`[data-key="${key}"]`)) throw new Error("the sent message is not shown");
+    });
+  }
+});
+
+describe("opening a session of 1,000 messages (500 cards)", () => {
+  const view = { ...longConversation(500), running: false, streaming: null };
+  bench("Solid, paged (newest 60)", () => {
+    mountConversation(document.createElement("div"), view, { openFile: noop }).dispose();
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ScratchpadEntryView, TodoListView } from "../bindings";
 import { companionPanel } from "./companion";
 import { questionCard, questionFromArgs } from "./question";
-import { waitingQuestion } from "./render";
+import { waitingQuestion } from "./question";
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));

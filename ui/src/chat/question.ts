@@ -1,6 +1,7 @@
 // A question an agent waits on (ask_user_clarification): the question as
 // Markdown, its suggested answers as buttons, and a free-text answer. Used
 // inline in the chat and in the Inbox.
+import type { ToolCallView } from "../bindings";
 import { el } from "../dom";
 import { renderMarkdown } from "../markdown";
 import { mountElicitationForm } from "./elicitation_form";
@@ -15,6 +16,21 @@ export interface Question {
 }
 
 export type AnswerQuestion = (toolCallId: string, answer: string) => Promise<void>;
+
+/** tool_names::ASK_USER_CLARIFICATION */
+export const QUESTION_TOOL = "ask_user_clarification";
+
+/** The question a call still waits on (a running ask_user_clarification). */
+export function askedQuestion(call: Pick<ToolCallView, "id" | "name" | "status" | "arguments">): Question | null {
+  return call.name === QUESTION_TOOL && call.status === "running" ? questionFromArgs(call.id, call.arguments) : null;
+}
+
+/** A question still waiting, asked inline under its card — outside the
+ *  collapsed details, so it is seen. */
+export function waitingQuestion(call: ToolCallView, answerQuestion?: AnswerQuestion): HTMLElement | null {
+  const question = answerQuestion ? askedQuestion(call) : null;
+  return question && answerQuestion ? questionCard(question, answerQuestion) : null;
+}
 
 /** The question of a running ask_user_clarification card, from its arguments. */
 export function questionFromArgs(toolCallId: string, args: unknown): Question | null {

@@ -136,3 +136,62 @@ describe("applyEvent", () => {
     expect(view.running).toBe(true);
   });
 });
+
+describe("structural sharing", () => {
+  it("an event copies only the message it changes and leaves the old view as it was", () => {
+    const first: ToolCallView = { ...call, id: "a" };
+    const second: ToolCallView = { ...call, id: "b" };
+    let view = run([
+      { type: "turnStarted", sessionId: sid },
+      { type: "assistantMessage", sessionId: sid, messageId: 2, text: "one" },
+      { type: "toolStart", sessionId: sid, call: first },
+    ]);
+    view = addUserMessage(view, "again");
+    view = applyEvent(view, { type: "assistantMessage", sessionId: sid, messageId: 4, text: "two" });
+    view = applyEvent(view, { type: "toolStart", sessionId: sid, call: second });
+    const before = view;
+    const after = applyEvent(before, { type: "toolDone", sessionId: sid, toolCallId: "a", result: "ok" });
+    const changed = after.messages.map((m, i) => m !== before.messages[i]);
+    expect(changed).toEqual([false, true, false, false]);
+    expect(after.messages[1].toolCalls[0].status).toBe("done");
+    expect(before.messages[1].toolCalls[0].status).toBe("running");
+    expect(after.messages[3].toolCalls[0]).toBe(before.messages[3].toolCalls[0]);
+  });
+});
+
+describe("context management events", () => {
+  const summary = { id: 3, content: "Earlier: set up the repo.", firstMessageId: 1, lastMessageId: 2, messageCount: 2, coveredTokens: 900, manual: false, createdAt: 0 };
+  const base = { toolCalls: [], createdAt: 0, reasoning: null, usage: null };
+
+  it("a stored summary is a divider where it stands; a new one is inserted after what it covers", () => {
+    const view = fromHistory([
+      { ...base, id: 1, role: "user", content: "a" },
+      { ...base, id: 2, role: "assistant", content: "b" },
+      { ...base, id: -3, role: "system", content: summary.content, summary },
+      { ...base, id: 4, role: "user", content: "c" },
+      { ...base, id: 5, role: "system", content: "a plain system note" },
+    ]);
+    expect(view.messages.map((m) => m.key)).toEqual(["m1", "m2", "s3", "m4"]);
+    const live = applyEvent(fromHistory([{ ...base, id: 1, role: "user", content: "a" }, { ...base, id: 2, role: "assistant", content: "b" }, { ...base, id: 4, role: "user", content: "c" }]), {
+      type: "contextSummarized",
+      sessionId: sid,
+      summary,
+    });
+    expect(live.messages.map((m) => m.key)).toEqual(["m1", "m2", "s3", "m4"]);
+    expect(live.messages[2].summary?.coveredTokens).toBe(900);
+  });
+
+  it("a retry notice shows until the stream goes on; a cut answer is marked incomplete; the context fill is kept", () => {
+    let view = run([{ type: "turnStarted", sessionId: sid }]);
+    view = applyEvent(view, { type: "retrying", sessionId: sid, attempt: 2, maxAttempts: 5, delayMs: 3000, reason: "rate limited", detail: "429" });
+    expect(view.retrying?.attempt).toBe(2);
+    expect(view.retrying!.until - Date.now()).toBeGreaterThan(2000);
+    view = applyEvent(view, { type: "tokenDelta", sessionId: sid, text: "Hel" });
+    expect(view.retrying).toBeNull();
+    view = applyEvent(view, { type: "assistantMessage", sessionId: sid, messageId: 9, text: "Hel" });
+    view = applyEvent(view, { type: "messageIncomplete", sessionId: sid, messageId: 9, reason: "connection reset" });
+    expect(view.messages.find((m) => m.key === "m9")?.incomplete).toBe(true);
+    view = applyEvent(view, { type: "contextUsage", sessionId: sid, estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
+    expect(view.context).toEqual({ estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
+  });
+});

@@ -1,6 +1,6 @@
 // The chat's view model and the one function that folds a turn's events into
 // it. Pure, so the whole streaming behaviour is unit-tested without a webview.
-import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, ToolCallView, TurnOutcome } from "../bindings";
+import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, SummaryView, ToolCallView, TurnOutcome, UsageView } from "../bindings";
 
 export interface ViewMessage {
   key: string;
@@ -9,7 +9,39 @@ export interface ViewMessage {
   toolCalls: ToolCallView[];
   /** The model's readable reasoning for this message, shown as a collapsed "thinking" block. */
   reasoning?: string;
+  /** What the request that produced it used (stored assistant messages). */
+  usage?: UsageView;
+  /** The model that wrote it, when the history names it. */
+  model?: string;
+  /** Why the turn this message ended failed (stored with it): Retry offers itself. */
+  error?: string;
+  /** An answer whose stream was cut before it finished. */
+  incomplete?: boolean;
+  /** A divider (role `system`): the stored summary standing in for the
+   *  turns above it in every later request. */
+  summary?: SummaryView;
 }
+
+/** A request being retried: "rate limited, retrying in 3 s, attempt 2 of 5". */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  reason: string;
+  detail: string;
+  /** When the retry starts (Date.now() based). */
+  until: number;
+}
+
+/** How full the model's context window was at the last request. */
+export interface ContextFill {
+  estimatedTokens: number;
+  contextWindow: number;
+  trimmedToolResults: number;
+}
+
+/** Fields a history message may carry beyond the generated `ChatMessage`
+ *  (the context-management work adds them; older backends leave them out). */
+type HistoryMessage = ChatMessage & { model?: string | null };
 
 export interface ChatView {
   messages: ViewMessage[];
@@ -26,6 +58,9 @@ export interface ChatView {
   /** What running calls produced so far, by tool_call_id (the latest
    *  `toolProgress`); dropped when the call's result arrives. */
   progress: Record<string, LiveProgress>;
+  /** A failed request waiting to be sent again, while it waits. */
+  retrying: RetryNotice | null;
+  context: ContextFill | null;
 }
 
 /** A running call's output tail and progress, as its card shows them. */
@@ -44,7 +79,18 @@ export interface SubAgentView {
 }
 
 export function emptyView(): ChatView {
-  return { messages: [], streaming: null, running: false, outcome: null, usage: null, approvals: {}, subAgents: {}, progress: {} };
+  return {
+    messages: [],
+    streaming: null,
+    running: false,
+    outcome: null,
+    usage: null,
+    approvals: {},
+    subAgents: {},
+    progress: {},
+    retrying: null,
+    context: null,
+  };
 }
 
 /** The view of a stored history: tool results are shown on their cards, and
@@ -52,23 +98,37 @@ export function emptyView(): ChatView {
  *  get their approval panels back. */
 export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] = []): ChatView {
   const view = emptyView();
-  view.messages = history
-    .filter((m) => m.role !== "tool" && m.role !== "system")
+  view.messages = (history as HistoryMessage[])
+    .filter((m) => m.role !== "tool" && (m.role !== "system" || m.summary))
     .map((m) => ({
-      key: `m${m.id}`,
+      key: m.summary ? `s${m.summary.id}` : `m${m.id}`,
       role: m.role,
       content: m.content,
       toolCalls: m.toolCalls,
       ...(m.reasoning ? { reasoning: m.reasoning } : {}),
+      ...(m.usage ? { usage: m.usage } : {}),
+      ...(m.model ? { model: m.model } : {}),
+      ...(m.error ? { error: m.error } : {}),
+      ...(m.incomplete ? { incomplete: true } : {}),
+      ...(m.summary ? { summary: m.summary } : {}),
     }));
   for (const request of pending) view.approvals[request.toolCallId] = request;
   return view;
 }
 
+/** The call `id` in `view`, made safe to change: its message, that
+ *  message's call list and the call itself are copied (once per event, as
+ *  `view.messages` is already a copy); every other message stays shared,
+ *  so the store sees which one changed. */
 function findCall(view: ChatView, id: string): ToolCallView | undefined {
   for (let i = view.messages.length - 1; i >= 0; i--) {
-    const c = view.messages[i].toolCalls.find((t) => t.id === id);
-    if (c) return c;
+    const m = view.messages[i];
+    const j = m.toolCalls.findIndex((t) => t.id === id);
+    if (j === -1) continue;
+    const toolCalls = m.toolCalls.slice();
+    toolCalls[j] = { ...toolCalls[j] };
+    view.messages[i] = { ...m, toolCalls };
+    return toolCalls[j];
   }
   return undefined;
 }
@@ -91,7 +151,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     const s = prev.streaming ?? { text: "", reasoning: "" };
     const streaming =
       event.type === "tokenDelta" ? { text: s.text + event.text, reasoning: s.reasoning } : { text: s.text, reasoning: s.reasoning + event.text };
-    return { ...prev, streaming };
+    return prev.retrying ? { ...prev, streaming, retrying: null } : { ...prev, streaming };
   }
   // Progress arrives several times a second while a command runs: only
   // the call's entry changes, nothing is copied.
@@ -101,7 +161,8 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
   }
   const view: ChatView = {
     ...prev,
-    messages: prev.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) })),
+    // A shallow copy: the event replaces the messages it changes (findCall).
+    messages: prev.messages.slice(),
     streaming: prev.streaming ? { ...prev.streaming } : null,
     approvals: { ...prev.approvals },
     subAgents: { ...prev.subAgents },
@@ -118,12 +179,38 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       if ("toolCallId" in inner) delete view.approvals[inner.toolCallId];
       break;
     }
+    case "retrying":
+      view.retrying = {
+        attempt: event.attempt,
+        maxAttempts: event.maxAttempts,
+        reason: event.reason,
+        detail: event.detail,
+        until: Date.now() + event.delayMs,
+      };
+      break;
+    case "contextUsage":
+      view.context = { estimatedTokens: event.estimatedTokens, contextWindow: event.contextWindow, trimmedToolResults: event.trimmedToolResults };
+      break;
+    case "contextSummarized": {
+      const key = `s${event.summary.id}`;
+      if (view.messages.some((m) => m.key === key)) break;
+      const after = view.messages.findIndex((m) => m.key === `m${event.summary.lastMessageId}`);
+      const divider: ViewMessage = { key, role: "system", content: event.summary.content, toolCalls: [], summary: event.summary };
+      view.messages.splice(after === -1 ? 0 : after + 1, 0, divider);
+      break;
+    }
+    case "messageIncomplete": {
+      const i = view.messages.findIndex((m) => m.key === `m${event.messageId}`);
+      if (i !== -1) view.messages[i] = { ...view.messages[i], incomplete: true };
+      break;
+    }
     case "turnStarted":
       view.running = true;
       view.outcome = null;
       view.streaming = { text: "", reasoning: "" };
       break;
     case "assistantMessage":
+      view.retrying = null;
       // Already there when a page re-attached to a turn whose messages it
       // loaded from history: replaying the event must not repeat it.
       if (!view.messages.some((m) => m.key === `m${event.messageId}`)) {
@@ -144,12 +231,13 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
         Object.assign(known, event.call);
         break;
       }
-      let last = view.messages[view.messages.length - 1];
+      const at = view.messages.length - 1;
+      const last = view.messages[at];
       if (!last || last.role !== "assistant") {
-        last = { key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [] };
-        view.messages.push(last);
+        view.messages.push({ key: `tools-${event.call.id}`, role: "assistant", content: "", toolCalls: [{ ...event.call }] });
+      } else {
+        view.messages[at] = { ...last, toolCalls: [...last.toolCalls, { ...event.call }] };
       }
-      last.toolCalls.push({ ...event.call });
       break;
     }
     case "approvalRequired": {
@@ -196,6 +284,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       break;
     case "turnEnded":
       view.running = false;
+      view.retrying = null;
       view.approvals = {};
       view.outcome = event.outcome;
       // Text streamed but never stored (a stop mid-answer) stays visible.
@@ -230,4 +319,14 @@ export function outcomeText(o: TurnOutcome | null): string | null {
     case "failed":
       return `The turn failed: ${o.message}`;
   }
+}
+
+/** The view without the person's last turn's answer (`keepUser`: their
+ *  message stays, as when an answer is asked for again) or without that
+ *  message too (when they send an edited one in its place). */
+export function dropLastTurn(view: ChatView, keepUser: boolean): ChatView {
+  let i = view.messages.length - 1;
+  while (i >= 0 && view.messages[i].role !== "user") i--;
+  if (i < 0) return view;
+  return { ...view, messages: view.messages.slice(0, keepUser ? i + 1 : i), outcome: null };
 }

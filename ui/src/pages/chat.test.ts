@@ -12,9 +12,12 @@ function session(title: string): SessionSummary {
 
 function fakeApi() {
   let titled = false;
+  // What the backend stores as turns run (the page reads it after each turn).
+  const stored: unknown[] = [];
+  const row = (id: number, role: string, content: string) => ({ id, role, content, toolCalls: [], createdAt: 0, reasoning: null, usage: null });
   return {
     listSessions: vi.fn(async () => [session(titled ? "Hello there" : "")]),
-    sessionHistory: vi.fn().mockResolvedValue([]),
+    sessionHistory: vi.fn(async () => stored.slice()),
     createSession: vi.fn(),
     stopTurn: vi.fn().mockResolvedValue(true),
     attachSession: vi.fn().mockResolvedValue(false),
@@ -22,6 +25,7 @@ function fakeApi() {
     onTurnResumed: vi.fn().mockResolvedValue(() => undefined),
     sendMessage: vi.fn(async (_id: string, text: string, onEvent: (e: SessionEvent) => void) => {
       titled = true;
+      stored.push(row(1, "user", text), row(2, "assistant", `echo: ${text}`));
       onEvent({ type: "turnStarted", sessionId: "s1" });
       onEvent({ type: "tokenDelta", sessionId: "s1", text: `echo: ${text}` });
       onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 2, text: `echo: ${text}` });
@@ -48,7 +52,7 @@ describe("chat page", () => {
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     await flush();
     expect(api.sendMessage).toHaveBeenCalledWith("s1", "Hello there", expect.any(Function));
-    const roles = Array.from(root.querySelectorAll("[data-role]")).map((n) => [n.getAttribute("data-role"), n.textContent?.trim()]);
+    const roles = Array.from(root.querySelectorAll("[data-role]")).map((n) => [n.getAttribute("data-role"), n.querySelector(".text, .md")?.textContent?.trim()]);
     expect(roles).toEqual([
       ["user", "Hello there"],
       ["assistant", "echo: Hello there"],
@@ -252,6 +256,44 @@ describe("chat page and the companion tools", () => {
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     await flush();
     expect(navigate).toHaveBeenCalledWith("#/view?path=%2Fw%2Fdocs%2Fa.md");
+    root.remove();
+  });
+});
+
+describe("chat page: edit, regenerate, retry", () => {
+  it("regenerate drops the last answer at once, runs the turn here and reads the history after", async () => {
+    const api = fakeApi();
+    const base = { toolCalls: [], createdAt: 0, reasoning: null, usage: null };
+    api.sessionHistory
+      .mockResolvedValueOnce([
+        { ...base, id: 1, role: "user", content: "hi" },
+        { ...base, id: 2, role: "assistant", content: "first answer" },
+      ])
+      .mockResolvedValue([
+        { ...base, id: 1, role: "user", content: "hi" },
+        { ...base, id: 3, role: "assistant", content: "second answer" },
+      ]);
+    let seen: string[] = [];
+    const regenerateAnswer = vi.fn(async (_id: string, onEvent: (e: SessionEvent) => void) => {
+      seen = Array.from(root.querySelectorAll("[data-role=assistant]")).map((n) => n.textContent ?? "");
+      onEvent({ type: "turnStarted", sessionId: "s1" });
+      onEvent({ type: "assistantMessage", sessionId: "s1", messageId: 3, text: "second answer" });
+      onEvent({ type: "turnEnded", sessionId: "s1", outcome: { kind: "completed" } });
+      return { kind: "completed" };
+    });
+    const editLastMessage = vi.fn().mockResolvedValue({ kind: "completed" });
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    await mountChat(root, "s1", { api: { ...api, regenerateAnswer, editLastMessage } as any, navigate: vi.fn() });
+    (root.querySelector("[data-testid=regenerate]") as HTMLElement).click();
+    await flush();
+    expect(regenerateAnswer).toHaveBeenCalledWith("s1", expect.any(Function));
+    expect(seen).toEqual([]);
+    expect(root.textContent).toContain("second answer");
+    expect(api.sessionHistory).toHaveBeenCalledTimes(2);
+    // Without retry_turn on the api there is no Retry button anywhere.
+    expect(root.querySelector("[data-testid=retry]")).toBeNull();
     root.remove();
   });
 });

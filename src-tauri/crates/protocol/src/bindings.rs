@@ -6,11 +6,11 @@ use ts_rs::{Config, TS};
 
 use crate::{
     AllTools, AppInfo, ApprovalKind, ApprovalRequest, ApprovalResolution, BypassScopeView,
-    ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView, IpcError,
-    LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind, ProviderView,
-    ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
-    SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView, ToolCategory,
-    ToolInfo, ToolKind, TurnOutcome, UsageView,
+    BypassView, ChatMessage, ChatRole, ContentBlock, EnvEndpointView, ErrorCode, GroupView,
+    IpcError, LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind,
+    ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
+    SessionEvent, SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView,
+    ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
 };
 use crate::{
     ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
@@ -88,6 +88,7 @@ exported![
     RuleInput,
     RunContextView,
     BypassScopeView,
+    BypassView,
     ScratchpadEntryView,
     TodoStatusView,
     TodoView,

@@ -32,7 +32,9 @@ pub use mcp::{
     ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
     McpStatusView, McpTestView, McpToolView, McpTransportView,
 };
-pub use rules::{BypassScopeView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView};
+pub use rules::{
+    BypassScopeView, BypassView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView,
+};
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,
     ToolCallView, TurnOutcome, UsageView,

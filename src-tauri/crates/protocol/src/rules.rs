@@ -76,3 +76,14 @@ pub enum BypassScopeView {
     Category { category: crate::ToolCategory },
     McpServer { server: String },
 }
+
+/// A live bypass as the chat shows it: what it covers and how long it
+/// has left.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct BypassView {
+    pub scope: BypassScopeView,
+    /// Milliseconds left when read; `None` lasts until the turn is stopped.
+    #[ts(type = "number | null")]
+    pub remaining_ms: Option<u64>,
+}

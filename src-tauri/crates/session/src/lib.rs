@@ -60,7 +60,7 @@ pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, 
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
-pub use notes::retry_line;
 pub use mcp_requests::{ALLOW_SAMPLING_SETTING, parse_reply as parse_elicitation_reply};
+pub use notes::retry_line;
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

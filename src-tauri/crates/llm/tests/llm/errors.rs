@@ -7,9 +7,9 @@ use serde_json::json;
 use skald_llm::{LlmError, LlmProvider, OpenAiCompatible, ResponseAccumulator, StreamEvent};
 
 use crate::collect;
+use crate::{fast_retries, simple_request};
 use skald_llm_mock::openai::sse_data;
 use skald_llm_mock::{MockServer, Reply};
-use crate::{fast_retries, simple_request};
 
 fn client(server: &MockServer) -> OpenAiCompatible {
     OpenAiCompatible::new(format!("{}/v1", server.url()), Some("sk-test".into()))
@@ -103,8 +103,7 @@ async fn a_web_page_instead_of_an_event_stream_says_check_the_base_url() {
 #[tokio::test]
 async fn a_body_without_a_single_event_is_not_an_event_stream_either() {
     let page = "<html><body>Moved to /api</body></html>\n";
-    let server = MockServer::start([Reply::stream("text/plain", page)])
-    .unwrap();
+    let server = MockServer::start([Reply::stream("text/plain", page)]).unwrap();
     let provider = client(&server).with_retry_policy(fast_retries(0));
     let (_, err) = collect(provider.stream(&simple_request("hi"))).await;
     let msg = err.unwrap().to_string();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use skald_approval::{Bypass, BypassScope, Expiry, RunContext};
-use skald_protocol::{BypassScopeView, RunContextView};
+use skald_protocol::{BypassScopeView, BypassView, RunContextView};
 
 use super::ServiceError;
 use crate::ApprovalManager;
@@ -94,4 +94,32 @@ pub fn add_bypass(
     let expires =
         minutes.map(|m| Expiry::At(Instant::now() + Duration::from_secs(u64::from(m) * 60)));
     approvals.add_bypass(session_id, Bypass { scope, expires });
+}
+
+/// The session's live bypasses with the time each has left (expired ones
+/// are dropped).
+pub fn list_bypasses(approvals: &ApprovalManager, session_id: &str) -> Vec<BypassView> {
+    let now = Instant::now();
+    let unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    approvals
+        .bypasses(session_id)
+        .into_iter()
+        .map(|b| BypassView {
+            scope: match b.scope {
+                BypassScope::All => BypassScopeView::All,
+                BypassScope::Tool(name) => BypassScopeView::Tool { name },
+                BypassScope::Category(category) => BypassScopeView::Category { category },
+                BypassScope::McpServer(server) => BypassScopeView::McpServer { server },
+            },
+            remaining_ms: b.expires.map(|e| match e {
+                Expiry::At(at) => {
+                    u64::try_from(at.saturating_duration_since(now).as_millis()).unwrap_or(u64::MAX)
+                }
+                Expiry::UnixMs(at) => u64::try_from(at.saturating_sub(unix_ms)).unwrap_or(0),
+            }),
+        })
+        .collect()
 }

@@ -4,7 +4,8 @@
 //! provider kind travels as one enum from the form to the store and back.
 
 use skald_protocol::{
-    ErrorCode, NewProviderInput, ProviderKind, RuleActionView, RuleInput, RunContextView,
+    BypassScopeView, ErrorCode, NewProviderInput, ProviderKind, RuleActionView, RuleInput,
+    RunContextView,
 };
 use skald_session::services::{ServiceError, providers, rules, run_context};
 use skald_session::{ApprovalManager, bootstrap};
@@ -119,4 +120,42 @@ async fn a_provider_keeps_its_kind_and_run_contexts_are_validated() {
     let back = run_context::get(&mgr, &sid).await.unwrap();
     assert_eq!(back.allow_fs_reads, vec!["/tmp".to_string()]);
     assert_eq!(back.extra_system_prompt.as_deref(), Some("be brief"));
+}
+
+#[tokio::test]
+async fn bypasses_are_listed_with_their_time_left_and_end_when_cleared() {
+    let e = env([]).await;
+    let mgr = ApprovalManager::new(e.store.clone());
+    let sid = e.session().await;
+    assert!(run_context::list_bypasses(&mgr, &sid).is_empty());
+    run_context::add_bypass(&mgr, &sid, BypassScopeView::All, Some(15));
+    run_context::add_bypass(
+        &mgr,
+        &sid,
+        BypassScopeView::Tool {
+            name: "execute_cmd".into(),
+        },
+        None,
+    );
+    let listed = run_context::list_bypasses(&mgr, &sid);
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let all = listed
+        .iter()
+        .find(|b| b.scope == BypassScopeView::All)
+        .unwrap();
+    let left = all.remaining_ms.unwrap();
+    assert!(
+        left > 14 * 60_000 && left <= 15 * 60_000,
+        "15 minutes less a moment: {left}"
+    );
+    let tool = listed
+        .iter()
+        .find(|b| b.scope != BypassScopeView::All)
+        .unwrap();
+    assert_eq!(tool.remaining_ms, None, "until stopped");
+    // Another session sees none of them.
+    let other = e.session().await;
+    assert!(run_context::list_bypasses(&mgr, &other).is_empty());
+    mgr.clear_bypasses(&sid);
+    assert!(run_context::list_bypasses(&mgr, &sid).is_empty());
 }

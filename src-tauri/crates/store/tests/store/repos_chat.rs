@@ -565,6 +565,7 @@ async fn truncation_errors_and_summaries() {
         summaries.list_for_session(&s.id).await.unwrap(),
         vec![early]
     );
+}
 
 #[tokio::test]
 async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it() {

@@ -1,0 +1,541 @@
+// @vitest-environment jsdom
+// jsdom, not happy-dom: DOMPurify only sanitises correctly on a spec-complete DOM.
+import { render } from "solid-js/web";
+import { describe, expect, it, vi } from "vitest";
+import type { ToolCallView } from "../bindings";
+import { renderMarkdown } from "../markdown";
+import type { ApprovalActions } from "./approval";
+import { MAX_INLINE_IMAGE, ToolCard } from "./cards";
+import { type ChatHandlers, createPaging, mountConversation, type Paging } from "./conversation";
+import type { AnswerQuestion } from "./question";
+import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, type LiveProgress } from "./state";
+
+vi.mock("../markdown", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../markdown")>();
+  return { ...real, renderMarkdown: vi.fn(real.renderMarkdown) };
+});
+
+/** One card, rendered alone. */
+function toolCard(c: ToolCallView, openFile: (path: string, line?: number) => void, _approval?: undefined, _nested?: undefined, live?: LiveProgress): HTMLDetailsElement {
+  const root = document.createElement("div");
+  render(() => <ToolCard call={c} openFile={openFile} live={live} />, root);
+  return root.firstElementChild as HTMLDetailsElement;
+}
+
+const mounted = new WeakMap<HTMLElement, (v: ChatView) => void>();
+
+/** Shows `view` in `root`: mounted the first time, updated after. */
+function renderConversation(root: HTMLElement, view: ChatView, openFile: ChatHandlers["openFile"], actions?: ApprovalActions, answerQuestion?: AnswerQuestion, paging?: Paging) {
+  const set = mounted.get(root);
+  if (set) return set(view);
+  mounted.set(root, mountConversation(root, view, { openFile, actions, answerQuestion }, paging).set);
+}
+
+const call: ToolCallView = {
+  id: "c1",
+  name: "read_file",
+  labelShort: "read_file notes.md",
+  labelFull: "read_file /w/notes.md",
+  path: "notes.md",
+  arguments: { path: "/w/notes.md" },
+  status: "done",
+  result: "     1 | hello",
+  decisionReason: null,
+};
+
+describe("tool cards", () => {
+  it("show label, status, arguments, result and a clickable path", () => {
+    const open = vi.fn();
+    const card = toolCard(call, open);
+    expect(card.querySelector(".tool-label")!.textContent).toBe("read_file notes.md");
+    expect(card.querySelector(".tool-label")!.getAttribute("title")).toBe("read_file /w/notes.md");
+    expect(card.querySelector(".tool-status")!.textContent).toBe("done");
+    expect(card.querySelector(".tool-args")!.textContent).toContain('"path": "/w/notes.md"');
+    expect(card.querySelector(".tool-result")!.textContent).toBe("     1 | hello");
+    (card.querySelector(".tool-path") as HTMLElement).click();
+    expect(open.mock.calls[0][0]).toBe("notes.md");
+  });
+
+  it("open a file call's path at the line the call is about", () => {
+    const open = vi.fn();
+    const card = toolCard({ ...call, arguments: { path: "/w/notes.md", start_line: 120, end_line: 140 } }, open);
+    (card.querySelector(".tool-path") as HTMLElement).click();
+    expect(open).toHaveBeenCalledWith("notes.md", 120);
+  });
+
+  it("say why the gate let the call run, when the reason is known", () => {
+    expect(toolCard(call, vi.fn()).querySelector("[data-testid=decision]")).toBeNull();
+    const card = toolCard({ ...call, decisionReason: "allowed by rule 12: @fs_read docs/*" }, vi.fn());
+    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed by rule 12: @fs_read docs/*");
+  });
+
+  it("omit the path link and result when there are none", () => {
+    const card = toolCard({ ...call, path: null, result: null, status: "pending" }, vi.fn());
+    expect(card.querySelector(".tool-path")).toBeNull();
+    expect(card.querySelector(".tool-result")).toBeNull();
+    expect(card.querySelector(".tool-status")!.textContent).toBe("waiting for approval");
+  });
+});
+
+describe("conversation", () => {
+  it("renders markdown sanitised and the streaming answer", () => {
+    let view = addUserMessage(emptyView(), "<b>hi</b>");
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: 1, text: "**bold** <img src=x onerror=alert(1)>" });
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "stream" });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const user = root.querySelector('[data-role="user"]')!;
+    expect(user.querySelector(".text")!.textContent).toBe("<b>hi</b>");
+    expect(user.querySelector("b")).toBeNull();
+    const assistant = root.querySelector('[data-role="assistant"] .md')!;
+    expect(assistant.querySelector("strong")!.textContent).toBe("bold");
+    expect(assistant.innerHTML).not.toContain("onerror");
+    expect(root.querySelector('[data-role="streaming"]')!.textContent).toContain("stream");
+    expect(root.querySelector('[data-testid="turn-running"]')).not.toBeNull();
+  });
+
+  it("shows a sub-agent's activity inside its call's card", () => {
+    const root = document.createElement("div");
+    const task: ToolCallView = { ...call, id: "t1", name: "execute_task", status: "running", result: null };
+    let view = applyEvent(addUserMessage(emptyView(), "go"), { type: "toolStart", sessionId: "s", call: task });
+    view = applyEvent(view, {
+      type: "subAgent",
+      sessionId: "s",
+      frameId: 2,
+      agentId: "worker",
+      depth: 1,
+      parentCallId: "t1",
+      event: { type: "toolStart", sessionId: "s", call: { ...call, id: "w1", labelShort: "list_files" } },
+    });
+    renderConversation(root, view, () => {});
+    const card = root.querySelector('[data-tool-call="t1"]')!;
+    const nested = card.querySelector('[data-sub-agent="worker"]')!;
+    expect(nested.querySelector('[data-tool-call="w1"] .tool-label')!.textContent).toBe("list_files");
+    expect((card as HTMLDetailsElement).open).toBe(false);
+  });
+
+  it("shows reasoning as a thinking block: open while it streams, collapsed once stored", () => {
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "Check the " });
+    view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "file first." });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const live = root.querySelector('[data-role="streaming"] [data-testid="thinking"]') as HTMLDetailsElement;
+    expect(live.open).toBe(true);
+    expect(live.querySelector(".reasoning-text")!.textContent).toBe("Check the file first.");
+
+    view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: 7, text: "Done." });
+    renderConversation(root, view, vi.fn());
+    const kept = root.querySelector('[data-role="assistant"] [data-testid="thinking"]') as HTMLDetailsElement;
+    expect(kept.open).toBe(false);
+    expect(kept.querySelector("summary")!.textContent).toBe("Thinking");
+    expect(kept.querySelector(".reasoning-text")!.textContent).toBe("Check the file first.");
+  });
+
+  it("shows a stored message's reasoning from history, and none when there was none", () => {
+    const base = { role: "assistant" as const, toolCalls: [], createdAt: 0, usage: null };
+    const view = fromHistory([
+      { ...base, id: 1, content: "Hi.", reasoning: "The user greets me." },
+      { ...base, id: 2, content: "Bye.", reasoning: null },
+    ]);
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const blocks = root.querySelectorAll('[data-testid="thinking"]');
+    expect(blocks.length).toBe(1);
+    expect(blocks[0].textContent).toContain("The user greets me.");
+  });
+});
+
+describe("conversation updates", () => {
+  const running: ToolCallView = { ...call, id: "c9", status: "running", result: null };
+  function longView() {
+    let view = emptyView();
+    for (let i = 0; i < 50; i++) {
+      view = addUserMessage(view, `question ${i}`);
+      view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: i, text: `answer **${i}**` });
+    }
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: running });
+    return view;
+  }
+
+  it("a streamed token touches only the streaming answer", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const before = Array.from(root.querySelectorAll("[data-key]"));
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "Hel" });
+    renderConversation(root, view, vi.fn());
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "lo" });
+    renderConversation(root, view, vi.fn());
+    const after = Array.from(root.querySelectorAll("[data-key]"));
+    expect(after.length).toBe(before.length);
+    after.forEach((n, i) => expect(n).toBe(before[i]));
+    expect(root.querySelector("[data-role=streaming]")!.textContent).toContain("Hello");
+  });
+
+  it("a card the person opened stays open while 500 tokens stream and when its call finishes", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    (root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement).open = true;
+    for (let i = 0; i < 500; i++) {
+      view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "x" });
+      renderConversation(root, view, vi.fn());
+    }
+    expect((root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement).open).toBe(true);
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "c9", result: "ok" });
+    renderConversation(root, view, vi.fn());
+    const card = root.querySelector("details[data-tool-call=c9]") as HTMLDetailsElement;
+    expect(card.open).toBe(true);
+    expect(card.querySelector(".tool-result")!.textContent).toBe("ok");
+  });
+
+  it("keeps the children in the view's order when messages come and go", () => {
+    let view = longView();
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn(), undefined, undefined, createPaging(500));
+    view = { ...view, messages: view.messages.slice(10) };
+    view = addUserMessage(view, "new one");
+    renderConversation(root, view, vi.fn());
+    const keys = Array.from(root.querySelectorAll("[data-key]")).map((n) => (n as HTMLElement).dataset.key);
+    expect(keys).toEqual(view.messages.map((m) => m.key));
+  });
+});
+
+describe("rich results and live output", () => {
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+  it("a card shows an image inline, a resource link that opens the viewer and JSON", () => {
+    const open = vi.fn();
+    const card = toolCard(
+      {
+        ...call,
+        result: "snapped",
+        blocks: [
+          { type: "image", mime: "image/png", dataBase64: png },
+          { type: "resource_link", uri: "file:///w/out%20dir/chart.svg", name: "chart.svg" },
+          { type: "resource_link", uri: "https://example.com/x" },
+          { type: "json", value: { temperature: 22, unit: "C" } },
+        ],
+      },
+      open,
+    ) as HTMLDetailsElement;
+    const img = card.querySelector("img.tool-image") as HTMLImageElement;
+    expect(img.getAttribute("src")).toBe(`data:image/png;base64,${png}`);
+    expect(card.open).toBe(true);
+    const link = card.querySelector("a.tool-link") as HTMLElement;
+    expect(link.textContent).toBe("chart.svg");
+    link.click();
+    expect(open).toHaveBeenCalledWith("/w/out dir/chart.svg");
+    // A URI the viewer cannot open is shown, not linked.
+    expect(card.querySelectorAll("a.tool-link").length).toBe(1);
+    expect(card.querySelector("p.tool-link code")!.textContent).toBe("https://example.com/x");
+    const json = card.querySelector("details.tool-json") as HTMLDetailsElement;
+    expect(json.open).toBe(false);
+    expect(json.querySelector("pre")!.textContent).toBe('{\n  "temperature": 22,\n  "unit": "C"\n}');
+  });
+
+  it("an image over the size cap or of an unsafe type is named, not shown", () => {
+    const big = toolCard({ ...call, blocks: [{ type: "image", mime: "image/png", dataBase64: "A".repeat(MAX_INLINE_IMAGE + 4) }] }, vi.fn());
+    expect(big.querySelector("img")).toBeNull();
+    expect(big.querySelector(".tool-block")!.textContent).toContain("not shown");
+    const odd = toolCard({ ...call, blocks: [{ type: "image", mime: "text/html", dataBase64: "PGI+" }] }, vi.fn());
+    expect(odd.querySelector("img")).toBeNull();
+  });
+
+  it("a running call shows its live output until its result replaces it", () => {
+    const running: ToolCallView = { ...call, id: "x1", name: "execute_cmd", status: "running", result: null };
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: running });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=live-output]")).toBeNull();
+    view = applyEvent(view, { type: "toolProgress", sessionId: "s", toolCallId: "x1", output: "1\n", outputBytes: 2 });
+    renderConversation(root, view, vi.fn());
+    view = applyEvent(view, { type: "toolProgress", sessionId: "s", toolCallId: "x1", output: "1\n2\n", outputBytes: 4 });
+    renderConversation(root, view, vi.fn());
+    const live = root.querySelector("[data-tool-call=x1] [data-testid=live-output]")!;
+    // Seen without opening the card.
+    expect(live.parentElement!.tagName).toBe("DETAILS");
+    expect(live.closest(".tool-body")).toBeNull();
+    expect(live.textContent).toBe("1\n2\n");
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "x1", result: "1\n2\n3\n[exit code: 0]" });
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=live-output]")).toBeNull();
+    expect(root.querySelector("[data-tool-call=x1] .tool-result")!.textContent).toBe("1\n2\n3\n[exit code: 0]");
+  });
+
+  it("shows an MCP server's progress figures and message", () => {
+    const running: ToolCallView = { ...call, id: "m1", status: "running", result: null };
+    const card = toolCard(running, vi.fn(), undefined, undefined, { output: "", progress: 2, total: 4, message: "step 2" });
+    expect(card.querySelector(".tool-progress")!.textContent).toBe("2 / 4 — step 2");
+  });
+});
+
+describe("fine-grained updates", () => {
+  function history(n: number): ChatView {
+    let view = emptyView();
+    for (let i = 0; i < n; i++) {
+      view = addUserMessage(view, `question ${i}`);
+      view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: i, text: `answer **${i}**` });
+    }
+    return applyEvent(view, { type: "turnStarted", sessionId: "s" });
+  }
+  const token = (view: ChatView, text: string) => applyEvent(view, { type: "tokenDelta", sessionId: "s", text });
+
+  it("finished Markdown is never parsed again; the streaming node is the same node all along", () => {
+    let view = history(20);
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const parse = vi.mocked(renderMarkdown);
+    parse.mockClear();
+    view = token(view, "First ");
+    renderConversation(root, view, vi.fn());
+    const streaming = root.querySelector("[data-role=streaming]");
+    for (let i = 0; i < 100; i++) {
+      view = token(view, i % 10 === 9 ? "end.\n\n" : "word ");
+      renderConversation(root, view, vi.fn());
+    }
+    expect(root.querySelector("[data-role=streaming]")).toBe(streaming);
+    expect(root.querySelector("[data-role=streaming]")!.textContent).toContain("word end.");
+    // Only the streamed text was parsed, never a stored answer.
+    expect(parse.mock.calls.some(([src]) => /answer \*\*/.test(src))).toBe(false);
+    // Finished paragraphs are parsed once each; the open tail at most once
+    // per TAIL_PARSE_MS, not once per token.
+    expect(parse.mock.calls.length).toBeLessThan(40);
+    // A stored answer arriving parses that answer alone.
+    parse.mockClear();
+    view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: 99, text: "Stored **now**." });
+    renderConversation(root, view, vi.fn());
+    expect(parse.mock.calls.map(([src]) => src)).toEqual(["Stored **now**."]);
+  });
+
+  it("a Thinking block the person collapses mid-stream stays collapsed while reasoning streams", () => {
+    let view = history(1);
+    const root = document.createElement("div");
+    view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "Let me think" });
+    renderConversation(root, view, vi.fn());
+    const block = root.querySelector("[data-role=streaming] [data-testid=thinking]") as HTMLDetailsElement;
+    expect(block.open).toBe(true);
+    block.open = false;
+    for (let i = 0; i < 50; i++) {
+      view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: " more" });
+      renderConversation(root, view, vi.fn());
+    }
+    const after = root.querySelector("[data-role=streaming] [data-testid=thinking]") as HTMLDetailsElement;
+    expect(after).toBe(block);
+    expect(after.open).toBe(false);
+    expect(after.textContent).toContain("more more");
+  });
+
+  it("a question's half-typed answer survives updates of its message", () => {
+    const ask: ToolCallView = { ...call, id: "q1", name: "ask_user_clarification", status: "running", result: null, arguments: { question: "Which?", suggested_answers: ["A"] } };
+    const other: ToolCallView = { ...call, id: "o1", status: "running", result: null };
+    let view = applyEvent(history(1), { type: "toolStart", sessionId: "s", call: ask });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: other });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn(), undefined, vi.fn());
+    const input = root.querySelector("[data-testid=question-input]") as HTMLInputElement;
+    input.value = "half typed";
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "o1", result: "ok" });
+    renderConversation(root, view, vi.fn(), undefined, vi.fn());
+    expect(root.querySelector("[data-testid=question-input]")).toBe(input);
+    expect(input.value).toBe("half typed");
+  });
+
+  it("follows new text only while the person is at the bottom", () => {
+    let view = history(5);
+    const root = document.createElement("div");
+    let top = 0;
+    const conv = () => root.querySelector("[data-testid=conversation]") as HTMLElement;
+    renderConversation(root, view, vi.fn());
+    Object.defineProperty(conv(), "scrollHeight", { get: () => 2000 });
+    Object.defineProperty(conv(), "clientHeight", { get: () => 300 });
+    Object.defineProperty(conv(), "scrollTop", { get: () => top, set: (v: number) => (top = v) });
+    view = token(view, "a");
+    renderConversation(root, view, vi.fn());
+    expect(top).toBe(2000);
+    // The person scrolls up to read: tokens leave them there.
+    top = 900;
+    conv().dispatchEvent(new Event("scroll"));
+    view = token(view, "b");
+    renderConversation(root, view, vi.fn());
+    expect(top).toBe(900);
+    // Back at the bottom: followed again.
+    top = 1700;
+    conv().dispatchEvent(new Event("scroll"));
+    view = token(view, "c");
+    renderConversation(root, view, vi.fn());
+    expect(top).toBe(2000);
+  });
+});
+
+describe("long histories", () => {
+  it("1,000 messages open with a bounded number of nodes; scrolling up brings earlier ones", () => {
+    let view = emptyView();
+    for (let i = 0; i < 500; i++) {
+      view = addUserMessage(view, `question ${i}`);
+      view = applyEvent(view, { type: "assistantMessage", sessionId: "s", messageId: i, text: `answer ${i}` });
+    }
+    expect(view.messages.length).toBe(1000);
+    const root = document.createElement("div");
+    const paging = createPaging(60);
+    renderConversation(root, view, vi.fn(), undefined, undefined, paging);
+    const keys = () => Array.from(root.querySelectorAll("[data-key]")).map((n) => (n as HTMLElement).dataset.key);
+    expect(keys().length).toBe(60);
+    expect(keys().at(-1)).toBe("m499");
+    expect(root.querySelector("[data-testid=load-earlier]")!.textContent).toContain("940");
+    // Scrolled to the top: the previous page comes, the newest stay.
+    const conv = root.querySelector("[data-testid=conversation]") as HTMLElement;
+    conv.scrollTop = 0;
+    conv.dispatchEvent(new Event("scroll"));
+    expect(keys().length).toBe(120);
+    expect(keys()[0]).toBe(view.messages[880].key);
+    expect(keys().at(-1)).toBe("m499");
+    // The button does the same.
+    (root.querySelector("[data-testid=load-earlier]") as HTMLElement).click();
+    expect(keys().length).toBe(180);
+    expect(keys()[0]).toBe(view.messages[820].key);
+    expect(root.querySelector("[data-testid=load-earlier]")!.textContent).toContain("820");
+    // Rendering 180 messages under jsdom on a loaded machine takes seconds; the assertion is the count, not the time.
+  }, 60_000);
+});
+
+describe("message actions", () => {
+  const usage = (input: number, output: number, cost: number | null) => ({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: cost });
+  const base = { toolCalls: [], createdAt: 0, reasoning: null, usage: null };
+  function stored(): ChatView {
+    return fromHistory([
+      { ...base, id: 1, role: "user", content: "first" },
+      { ...base, id: 2, role: "assistant", content: "Reading.", usage: usage(1000, 20, 0.001) },
+      { ...base, id: 3, role: "assistant", content: "Here:\n\n```js\nconst x = 1;\n```", usage: usage(1200, 30, 0.002), model: "mock-model" } as never,
+      { ...base, id: 4, role: "user", content: "second" },
+      { ...base, id: 5, role: "assistant", content: "Done.", usage: usage(1500, 5, null) },
+    ]);
+  }
+
+  it("copy the whole message and each code block", async () => {
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    const root = document.createElement("div");
+    document.body.append(root);
+    renderConversation(root, stored(), vi.fn());
+    const code = root.querySelector("[data-key=m3] [data-testid=copy-code]") as HTMLElement;
+    code.click();
+    await Promise.resolve();
+    expect(writeText).toHaveBeenLastCalledWith("const x = 1;\n");
+    (root.querySelector("[data-key=m3] [data-testid=copy-message]") as HTMLElement).click();
+    await Promise.resolve();
+    expect(writeText).toHaveBeenLastCalledWith("Here:\n\n```js\nconst x = 1;\n```");
+    root.remove();
+  });
+
+  it("each turn's tokens, cost and model under its last answer", () => {
+    const root = document.createElement("div");
+    renderConversation(root, stored(), vi.fn());
+    const usages = Array.from(root.querySelectorAll("[data-testid=msg-usage]")).map((n) => [(n.closest("[data-key]") as HTMLElement).dataset.key, n.textContent]);
+    expect(usages).toEqual([
+      ["m3", "mock-model · 2.2k in · 50 out · $0.0030"],
+      ["m5", "1.5k in · 5 out"],
+    ]);
+  });
+
+  it("edit the last message, regenerate the last answer: offered there only, and only when idle", () => {
+    const h = { edit: vi.fn(), regenerate: vi.fn(), retry: vi.fn() };
+    const root = document.createElement("div");
+    document.body.append(root);
+    const { set } = mountConversation(root, stored(), { openFile: vi.fn(), ...h });
+    expect(root.querySelectorAll("[data-testid=edit-message]").length).toBe(1);
+    expect(root.querySelector("[data-key=m4] [data-testid=edit-message]")).not.toBeNull();
+    expect(root.querySelectorAll("[data-testid=regenerate]").length).toBe(1);
+    (root.querySelector("[data-key=m5] [data-testid=regenerate]") as HTMLElement).click();
+    expect(h.regenerate).toHaveBeenCalledTimes(1);
+    (root.querySelector("[data-key=m4] [data-testid=edit-message]") as HTMLElement).click();
+    const editor = root.querySelector("[data-key=m4] [data-testid=edit-input]") as HTMLTextAreaElement;
+    expect(editor.value).toBe("second");
+    editor.value = "second, better";
+    (root.querySelector("[data-key=m4] [data-testid=edit-send]") as HTMLElement).click();
+    expect(h.edit).toHaveBeenCalledWith("second, better");
+    set({ ...stored(), running: true });
+    expect(root.querySelector("[data-testid=regenerate]")).toBeNull();
+    expect(root.querySelector("[data-testid=edit-message]")).toBeNull();
+    root.remove();
+  });
+
+  it("a failed turn keeps its error in the history with Retry", () => {
+    const retry = vi.fn();
+    const view = fromHistory([{ ...base, id: 1, role: "user", content: "hi", error: "rate limited" } as never]);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, view, { openFile: vi.fn(), retry });
+    expect(root.querySelector("[data-key=m1] [data-testid=msg-error]")!.textContent).toBe("The turn failed: rate limited");
+    (root.querySelector("[data-key=m1] [data-testid=retry]") as HTMLElement).click();
+    expect(retry).toHaveBeenCalledTimes(1);
+    root.remove();
+  });
+
+  it("a live failure offers Retry beside its note", () => {
+    const retry = vi.fn();
+    let view = addUserMessage(emptyView(), "hi");
+    view = applyEvent(view, { type: "turnEnded", sessionId: "s", outcome: { kind: "failed", message: "boom" } });
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, view, { openFile: vi.fn(), retry });
+    expect(root.querySelector(".turn-note")!.textContent).toBe("The turn failed: boom");
+    (root.querySelector(".turn-end [data-testid=retry]") as HTMLElement).click();
+    expect(retry).toHaveBeenCalledTimes(1);
+    root.remove();
+  });
+
+  it("several waiting calls of one message: all shown, one click approves them all", async () => {
+    const w = (id: string): ToolCallView => ({ ...call, id, name: "write_file", status: "pending", result: null });
+    let view = applyEvent(addUserMessage(emptyView(), "go"), { type: "turnStarted", sessionId: "s" });
+    for (const id of ["a1", "a2", "a3"]) {
+      view = applyEvent(view, { type: "toolStart", sessionId: "s", call: w(id) });
+      view = applyEvent(view, {
+        type: "approvalRequired",
+        sessionId: "s",
+        request: { toolCallId: id, name: "write_file", labelShort: id, labelFull: id, path: null, arguments: {}, reason: "asks", kind: { type: "generic" } },
+      });
+    }
+    const approve = vi.fn().mockResolvedValue(undefined);
+    const actions = { approve, reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() };
+    const root = document.createElement("div");
+    document.body.append(root);
+    renderConversation(root, view, vi.fn(), actions);
+    expect(root.querySelectorAll("[data-testid=approval]").length).toBe(3);
+    expect(root.querySelector("[data-testid=approve-all-bar]")!.textContent).toContain("3 calls wait");
+    (root.querySelector("[data-testid=approve-all]") as HTMLElement).click();
+    expect(approve.mock.calls.map(([id]) => id)).toEqual(["a1", "a2", "a3"]);
+    // One left: no bar.
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "a1", reason: "approved" });
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "a2", reason: "approved" });
+    renderConversation(root, view, vi.fn(), actions);
+    expect(root.querySelector("[data-testid=approve-all-bar]")).toBeNull();
+    root.remove();
+  });
+});
+
+describe("context management on the page", () => {
+  it("a summary divider expands to its text; a retry notice counts down", () => {
+    const summary = { id: 3, content: "Earlier: **set up**.", firstMessageId: 1, lastMessageId: 2, messageCount: 2, coveredTokens: 900, manual: true, createdAt: 0 };
+    let view = fromHistory([
+      { toolCalls: [], createdAt: 0, reasoning: null, usage: null, id: 1, role: "user", content: "a" },
+      { toolCalls: [], createdAt: 0, reasoning: null, usage: null, id: -3, role: "system", content: summary.content, summary },
+    ]);
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "retrying", sessionId: "s", attempt: 2, maxAttempts: 5, delayMs: 3000, reason: "rate limited", detail: "HTTP 429" });
+    const root = document.createElement("div");
+    renderConversation(root, view, vi.fn());
+    const divider = root.querySelector("[data-testid=summary-divider]") as HTMLDetailsElement;
+    expect(divider.open).toBe(false);
+    expect(divider.querySelector("summary")!.textContent).toContain("Compacted: the 2 messages above (about 900 tokens)");
+    expect(divider.querySelector(".md strong")!.textContent).toBe("set up");
+    expect(root.querySelector("[data-testid=retrying]")!.textContent).toBe("rate limited, retrying in 3 s, attempt 2 of 5");
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "ok" });
+    renderConversation(root, view, vi.fn());
+    expect(root.querySelector("[data-testid=retrying]")).toBeNull();
+  });
+});
