@@ -15,9 +15,6 @@ const STATUS_TEXT: Record<ToolCallView["status"], string> = {
   rejected: "rejected",
 };
 
-/** tool_names::ASK_USER_CLARIFICATION */
-export const QUESTION_TOOL = "ask_user_clarification";
-
 function markdown(src: string): HTMLElement {
   const div = el("div", { class: "md" });
   div.innerHTML = renderMarkdown(src);
@@ -138,10 +135,11 @@ export function toolCard(
   return card;
 }
 
-/** A question still waiting (a running ask_user_clarification call), asked
- *  inline under its card — outside the collapsed details, so it is seen. */
+/** A question still waiting (a running call of a tool presented as a
+ *  question, e.g. ask_user_clarification), asked inline under its card —
+ *  outside the collapsed details, so it is seen. */
 export function waitingQuestion(call: ToolCallView, answerQuestion?: AnswerQuestion): HTMLElement | null {
-  if (!answerQuestion || call.name !== QUESTION_TOOL || call.status !== "running") return null;
+  if (!answerQuestion || call.presentation !== "question" || call.status !== "running") return null;
   const question = questionFromArgs(call.id, call.arguments);
   return question ? questionCard(question, answerQuestion) : null;
 }

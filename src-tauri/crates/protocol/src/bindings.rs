@@ -10,7 +10,7 @@ use crate::{
     LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind, ProviderView,
     ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView, SessionEvent,
     SessionSearchHit, SessionSummary, ToolCallStatus, ToolCallView, ToolCategory, ToolInfo,
-    ToolKind, TurnOutcome, UsageView,
+    ToolKind, ToolPresentation, TurnOutcome, UsageView,
 };
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
@@ -39,6 +39,7 @@ pub fn typescript() -> String {
         decl::<ToolInfo>(&cfg),
         decl::<AllTools>(&cfg),
         decl::<ToolCallStatus>(&cfg),
+        decl::<ToolPresentation>(&cfg),
         decl::<AppInfo>(&cfg),
         decl::<SessionSummary>(&cfg),
         decl::<SessionSearchHit>(&cfg),

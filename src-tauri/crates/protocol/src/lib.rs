@@ -36,7 +36,8 @@ pub use settings::{
 };
 pub use tasks::{TaskDetailView, TaskRunView, TaskView};
 pub use tools::{
-    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
+    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, ToolPresentation,
+    UnknownToolCallStatus,
 };
 pub use viewer::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,

@@ -224,6 +224,7 @@ pub(crate) fn view(
         label_short: registry.describe_call(name, &arguments, ToolDescriptionLength::Short),
         label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
         path: registry.target_path(name, &arguments),
+        presentation: registry.presentation_of(name),
         arguments,
         status,
         result,

@@ -55,7 +55,9 @@ pub use env_models::{
 pub use environment::environment_block;
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
-pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
+pub use gate::{
+    AllowAll, ApprovalGate, CallTool, GateCall, GateDecision, PendingApproval, Verdict,
+};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};

@@ -155,7 +155,11 @@ impl ApprovalManager {
 
     async fn ask(&self, call: &GateCall, reason: String) -> GateDecision {
         let repo = self.shared.store.tool_calls();
-        let (old, new) = match predict_write(&call.name, call.traits, &call.arguments) {
+        let preview = call
+            .tool
+            .as_ref()
+            .and_then(|t| predict_write(t.0.as_ref(), &call.arguments));
+        let (old, new) = match preview {
             Some(p) => (p.old, p.new),
             None => (None, None),
         };
@@ -179,6 +183,7 @@ impl ApprovalManager {
             label_full: call.label_full.clone(),
             path: call.path.clone(),
             traits: call.traits,
+            presentation: call.presentation,
         };
         let request = approval_request(
             card,

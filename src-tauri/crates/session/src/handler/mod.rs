@@ -13,7 +13,8 @@ use futures_util::StreamExt;
 use skald_core_api::{BoxFuture, CancellationToken, MAX_LABEL_SHORT, truncate_label};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
-    FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
+    FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallRow,
+    ToolCallStatus,
 };
 use skald_tools::{ItemSource, ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 

@@ -10,6 +10,7 @@ mod attention;
 mod common;
 mod companion;
 mod crash;
+mod declared;
 mod discovery;
 mod driver;
 mod interface;
