@@ -24,6 +24,7 @@ mod events;
 mod gate;
 mod handler;
 mod ids;
+mod images;
 mod inbox;
 mod interface;
 mod known_tools;

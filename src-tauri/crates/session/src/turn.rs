@@ -28,6 +28,7 @@ use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
+use crate::images::ImagePolicy;
 use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
 use crate::subagent::is_sync_task_call;
@@ -276,11 +277,23 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
     if let Some(block) = scratchpad_block(&scratchpad) {
         messages.push(Message::system(block));
     }
+    // The person may have turned images off for this model (a text-only
+    // model behind a server that takes images).
+    let wanted =
+        crate::services::providers::send_images(store, model.provider.name(), &model.model)
+            .await
+            .unwrap_or(None)
+            .unwrap_or(true);
+    let policy = ImagePolicy {
+        send: wanted && model.provider.accepts_tool_images(),
+        max_bytes: model.provider.max_tool_image_bytes(),
+    };
     messages.extend(to_messages_awaiting(
         &rows,
         &awaiting,
         &blocks,
-        model.provider.accepts_tool_images(),
+        policy,
+        &t.inner.images,
     ));
     Ok(ChatRequest {
         model: model.model.clone(),

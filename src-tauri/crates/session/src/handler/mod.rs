@@ -114,6 +114,8 @@ pub(crate) struct Inner {
     pub bus: SessionBus,
     /// Wakes questions waiting for the person when one is answered here.
     pub questions: QuestionBoard,
+    /// Result images already fitted to a provider's size limit.
+    pub images: crate::images::FitCache,
     /// What `notify` queued, for delivery into Home.
     pub notifications: NotificationQueue,
     /// Moments the person should see (turn finished, notification).
@@ -409,6 +411,7 @@ impl ChatSessionHandler {
                 bus: SessionBus::default(),
                 attention: AttentionHub::default(),
                 questions,
+                images: Default::default(),
                 notifications,
                 interface,
                 sources,

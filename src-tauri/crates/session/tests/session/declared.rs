@@ -46,7 +46,11 @@ impl TypedTool for RunRemote {
         ToolPresentation::Command
     }
     fn run(&self, input: RemoteInput) -> ToolResult {
-        Ok(format!("ran {}", input.command))
+        Ok(format!(
+            "ran {} in {}",
+            input.command,
+            input.workdir.unwrap_or_default()
+        ))
     }
     fn describe(&self, args: &Value, _l: ToolDescriptionLength) -> String {
         format!("run_remote `{}`", args["command"].as_str().unwrap_or("?"))
@@ -130,7 +134,10 @@ async fn a_session_tool_presented_as_a_command_gets_the_command_card_everywhere(
         .next()
         .unwrap();
     assert_eq!(card.presentation, ToolPresentation::Command);
-    assert_eq!(card.result.as_deref(), Some("ran make -j2 test"));
+    assert_eq!(
+        card.result.as_deref(),
+        Some("ran make -j2 test in /srv/build")
+    );
 }
 
 /// The built-ins declare theirs too: `execute_cmd` a command, the question
@@ -175,8 +182,8 @@ impl TypedTool for Survey {
     fn traits(&self) -> ToolTraits {
         ToolTraits::READS_DIR
     }
-    fn run(&self, _input: SurveyInput) -> ToolResult {
-        Ok("surveyed".into())
+    fn run(&self, input: SurveyInput) -> ToolResult {
+        Ok(format!("surveyed {}", input.path.unwrap_or_default()))
     }
 }
 

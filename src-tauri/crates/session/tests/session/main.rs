@@ -13,6 +13,7 @@ mod crash;
 mod declared;
 mod discovery;
 mod driver;
+mod images;
 mod interface;
 mod lazy;
 mod manage;
