@@ -1,12 +1,20 @@
 //! Answering approvals: approve, reject with a note, "always allow" (which
 //! shows the rule before saving it), and the Inbox across sessions.
 
-use skald_protocol::{ApprovalResolution, IpcError, PendingApprovalView, SessionEvent};
+use skald_approval::ApprovalError;
+use skald_protocol::{ApprovalResolution, ErrorCode, IpcError, PendingApprovalView, SessionEvent};
 use skald_store::NewApprovalRule;
 use tauri::ipc::Channel;
 
 use crate::AppState;
 use crate::commands::chat::ChannelSink;
+
+fn approval(e: ApprovalError) -> IpcError {
+    match e {
+        ApprovalError::Store(e) => IpcError::new(ErrorCode::Storage, e.to_string()),
+        other => IpcError::new(ErrorCode::InvalidInput, other.to_string()),
+    }
+}
 
 #[tauri::command]
 pub async fn list_pending(

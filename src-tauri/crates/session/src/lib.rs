@@ -29,6 +29,8 @@ mod inbox;
 mod interface;
 mod known_tools;
 pub mod notes;
+#[cfg(feature = "test-support")]
+pub mod proc_harness;
 mod provider;
 mod resume;
 pub mod services;
