@@ -20,6 +20,8 @@ export type AllTools = { builtIn: Array<ToolInfo>, mcp: Array<ToolInfo>, };
 
 export type ToolCallStatus = "running" | "pending" | "done" | "failed" | "cancelled" | "rejected";
 
+export type ToolPresentation = "generic" | "command" | "question";
+
 export type AppInfo = { version: string, dataDir: string, schemaVersion: bigint, };
 
 export type SessionSummary = { id: string, title: string, agentId: string, workingDir: string | null, 
@@ -59,7 +61,11 @@ blocks?: Array<ContentBlock>,
  * Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
  * docs/*"), once decided and stored; `None` on a card still starting.
  */
-decisionReason: string | null, };
+decisionReason: string | null, 
+/**
+ * How its tool wants it shown (absent: generic).
+ */
+presentation?: ToolPresentation, };
 
 export type UsageView = { 
 /**

@@ -1,22 +1,17 @@
 //! Answering approvals: approve, reject with a note, "always allow" (which
 //! shows the rule before saving it), and the Inbox across sessions.
 
-use serde_json::Value;
-use skald_approval::{ApprovalError, CallContext};
+use skald_approval::ApprovalError;
 use skald_protocol::{ApprovalResolution, ErrorCode, IpcError, PendingApprovalView, SessionEvent};
-use skald_store::{NewApprovalRule, StoreError};
+use skald_store::NewApprovalRule;
 use tauri::ipc::Channel;
 
 use crate::AppState;
 use crate::commands::chat::ChannelSink;
 
-fn storage(e: StoreError) -> IpcError {
-    IpcError::new(ErrorCode::Storage, e.to_string())
-}
-
 fn approval(e: ApprovalError) -> IpcError {
     match e {
-        ApprovalError::Store(e) => storage(e),
+        ApprovalError::Store(e) => IpcError::new(ErrorCode::Storage, e.to_string()),
         other => IpcError::new(ErrorCode::InvalidInput, other.to_string()),
     }
 }
@@ -63,49 +58,18 @@ pub async fn reject_call(
     resolution
 }
 
-/// The rule "always allow" saves for a call (see
-/// `skald_approval::always_allow_rule`), over the rules and RunContext the
-/// gate decides with.
+/// The rule "always allow" saves for a call, judged by the tools of the
+/// frame it was made in (`services::rules::always_allow_rule`).
 async fn always_allow_rule(
     state: &AppState,
     tool_call_id: &str,
 ) -> Result<NewApprovalRule, IpcError> {
-    let call = state
-        .store
-        .tool_calls()
-        .get(tool_call_id)
-        .await
-        .map_err(storage)?
-        .ok_or_else(|| {
-            IpcError::new(ErrorCode::NotFound, format!("no tool call {tool_call_id}"))
-        })?;
-    let session = state
-        .store
-        .sessions()
-        .get(&call.session_id)
-        .await
-        .map_err(storage)?
-        .ok_or_else(|| {
-            IpcError::new(
-                ErrorCode::NotFound,
-                format!("no session {}", call.session_id),
-            )
-        })?;
-    let rules = state.approvals.rules().await.map_err(approval)?;
-    let ctx = state
-        .approvals
-        .run_context(&call.session_id, None)
-        .await
-        .map_err(approval)?
-        .canonicalized();
-    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-    let mut cc = CallContext::for_run(&call.name, &args, &ctx).with_agent(session.agent_id);
-    // The source the session driver records for registry tools, so rules
-    // filtered by source are checked as the gate checks them.
-    if state.catalog.registry().contains(&call.name) {
-        cc = cc.with_source("builtin");
-    }
-    skald_approval::always_allow_rule(&rules, &cc, &ctx).map_err(approval)
+    Ok(skald_session::services::rules::always_allow_rule(
+        &state.sessions,
+        &state.approvals,
+        tool_call_id,
+    )
+    .await?)
 }
 
 fn describe(rule: &NewApprovalRule) -> String {

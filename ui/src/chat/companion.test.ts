@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ScratchpadEntryView, TodoListView } from "../bindings";
 import { companionPanel } from "./companion";
-import { questionCard, questionFromArgs } from "./question";
-import { waitingQuestion } from "./question";
+import { questionCard, questionFromArgs, waitingQuestion } from "./question";
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
@@ -102,7 +101,7 @@ describe("question card", () => {
     expect(answer).toHaveBeenLastCalledWith("q1", "MySQL");
   });
 
-  it("shows inline on a running ask_user_clarification card only", () => {
+  it("shows inline on a running card its tool presents as a question only", () => {
     const call = {
       id: "q1",
       name: "ask_user_clarification",
@@ -113,10 +112,14 @@ describe("question card", () => {
       status: "running" as const,
       result: null,
       decisionReason: null,
+      presentation: "question" as const,
     };
     const answer = vi.fn();
     expect(waitingQuestion(call, answer)?.dataset.testid).toBe("question-card");
     expect(waitingQuestion({ ...call, status: "done", result: "A" }, answer)).toBeNull();
-    expect(waitingQuestion({ ...call, name: "write_todos" }, answer)).toBeNull();
+    // The tool's declaration decides, not its name: another tool presented
+    // as a question gets the inline card, the same name without it does not.
+    expect(waitingQuestion({ ...call, name: "ask_the_team" }, answer)?.dataset.testid).toBe("question-card");
+    expect(waitingQuestion({ ...call, presentation: undefined }, answer)).toBeNull();
   });
 });

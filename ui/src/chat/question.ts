@@ -17,12 +17,11 @@ export interface Question {
 
 export type AnswerQuestion = (toolCallId: string, answer: string) => Promise<void>;
 
-/** tool_names::ASK_USER_CLARIFICATION */
-export const QUESTION_TOOL = "ask_user_clarification";
-
-/** The question a call still waits on (a running ask_user_clarification). */
-export function askedQuestion(call: Pick<ToolCallView, "id" | "name" | "status" | "arguments">): Question | null {
-  return call.name === QUESTION_TOOL && call.status === "running" ? questionFromArgs(call.id, call.arguments) : null;
+/** The question a call still waits on: a running call of a tool that
+ *  presents itself as a question (ask_user_clarification declares it; the
+ *  name decides nothing). */
+export function askedQuestion(call: Pick<ToolCallView, "id" | "status" | "arguments" | "presentation">): Question | null {
+  return call.presentation === "question" && call.status === "running" ? questionFromArgs(call.id, call.arguments) : null;
 }
 
 /** A question still waiting, asked inline under its card — outside the

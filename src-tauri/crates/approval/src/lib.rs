@@ -48,7 +48,7 @@ pub use edit::{edited_rule, with_deny_precedence};
 pub use error::{ApprovalError, Result};
 pub use evaluate::{decide, evaluate};
 pub use pattern::{PathPattern, ToolClass, ToolPattern};
-pub use preview::{MAX_PREVIEW_BYTES, WritePreview, predict_content, predict_write};
+pub use preview::{MAX_PREVIEW_BYTES, WritePreview, predict_write};
 pub use rule::{Action, Rule, RulesSnapshot, load_snapshot};
 pub use run_context::RunContext;
 pub use seed::{

@@ -3,17 +3,18 @@
 //! the way the tool will (`write_file`, `edit_file`, `insert_at_line`,
 //! `replace_lines`). Reads the file; never writes.
 //!
-//! The prediction runs the tools' own edit code (`skald_tools::fs::predict_content`) (CRLF handling, unique
-//! matches, line-ending style and trailing newline kept). When the call
-//! would fail (no match, a line past the end) there is no prediction: the
-//! card shows the current content and the arguments.
+//! The prediction is the tool's own (`Tool::predict_content`: the built-in
+//! writers apply their edit code in memory — CRLF handling, unique matches,
+//! line-ending style and trailing newline kept). When the call would fail
+//! (no match, a line past the end) or the tool does not predict, there is
+//! no prediction: the card shows the current content and the arguments.
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 use skald_tools::fs::path_arg;
 
-use skald_core_api::ToolTraits;
+use skald_core_api::Tool;
 
 /// Largest file read for a preview (the tools refuse bigger edits anyway).
 pub const MAX_PREVIEW_BYTES: u64 = 2 * 1024 * 1024;
@@ -31,11 +32,11 @@ pub struct WritePreview {
 }
 
 /// The preview of a call to `tool` with effective `args`, when the tool
-/// declares it writes files (`traits`); `None` for other tools or a call
-/// without a path. A writer whose edit cannot be predicted here (not a
-/// built-in) gets the current content only.
-pub fn predict_write(tool: &str, traits: ToolTraits, args: &Value) -> Option<WritePreview> {
-    if !traits.writes_files {
+/// declares it writes files (its traits); `None` for other tools or a call
+/// without a path. A writer that does not predict its edit gets the current
+/// content only.
+pub fn predict_write(tool: &dyn Tool, args: &Value) -> Option<WritePreview> {
+    if !tool.traits().writes_files {
         return None;
     }
     let path = PathBuf::from(path_arg(args)?);
@@ -50,7 +51,7 @@ pub fn predict_write(tool: &str, traits: ToolTraits, args: &Value) -> Option<Wri
         });
     }
     let old = read_text(&path);
-    let new = predict_content(tool, args, old.as_deref());
+    let new = tool.predict_content(args, old.as_deref());
     Some(WritePreview { path, old, new })
 }
 
@@ -72,17 +73,21 @@ fn read_text(path: &std::path::Path) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// The content `tool` would leave, given the current content (`None`: no
-/// file): the tools' own edit logic, so the preview matches the write.
-pub fn predict_content(tool: &str, args: &Value, current: Option<&str>) -> Option<String> {
-    skald_tools::fs::predict_content(tool, args, current)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
     use skald_tools::tool_names as tn;
+    use skald_tools::{BuiltinDeps, ToolRegistry, builtin_registry};
+
+    fn registry() -> ToolRegistry {
+        builtin_registry(&BuiltinDeps::default())
+    }
+
+    /// What the built-in `tool` predicts.
+    fn predict_content(tool: &str, args: &Value, current: Option<&str>) -> Option<String> {
+        registry().get(tool)?.predict_content(args, current)
+    }
 
     #[test]
     fn write_file_predicts_its_content() {
@@ -153,9 +158,10 @@ mod tests {
         let file = dir.path().join("f.txt");
         std::fs::write(&file, "one\ntwo\n").unwrap();
         let args = json!({"path": file.to_str().unwrap(), "old_string": "two", "new_string": "2"});
-        let p = predict_write(tn::EDIT_FILE, ToolTraits::WRITES, &args).unwrap();
+        let r = registry();
+        let p = predict_write(r.get(tn::EDIT_FILE).unwrap().as_ref(), &args).unwrap();
         assert_eq!(p.old.as_deref(), Some("one\ntwo\n"));
         assert_eq!(p.new.as_deref(), Some("one\n2\n"));
-        assert!(predict_write(tn::READ_FILE, ToolTraits::READS, &args).is_none());
+        assert!(predict_write(r.get(tn::READ_FILE).unwrap().as_ref(), &args).is_none());
     }
 }

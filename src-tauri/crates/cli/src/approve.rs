@@ -227,7 +227,10 @@ pub async fn gate_tool_run(
             &format!("rejected: {}", decision.reason),
         )),
         Action::Require => {
-            let (old, new) = match skald_approval::predict_write(name, traits, args) {
+            let preview = registry
+                .get(name)
+                .and_then(|t| skald_approval::predict_write(t.as_ref(), args));
+            let (old, new) = match preview {
                 Some(p) => (p.old, p.new),
                 None => (None, None),
             };

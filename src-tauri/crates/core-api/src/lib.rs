@@ -33,7 +33,7 @@ pub use progress::{
     PROGRESS_INTERVAL, PROGRESS_TAIL_BYTES, ProgressReporter, ProgressWatch, ToolProgress,
     drive_with_progress,
 };
-pub use skald_protocol::{ToolCallStatus, ToolCategory};
+pub use skald_protocol::{ToolCallStatus, ToolCategory, ToolPresentation};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{RestartHint, Tool, ToolResult, ToolTraits};
 pub use typed::TypedTool;

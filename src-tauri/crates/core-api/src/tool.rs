@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::{
     BoxFuture, SimpleExecution, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
-    ToolExecution,
+    ToolExecution, ToolPresentation,
 };
 
 pub type ToolResult = Result<String, ToolError>;
@@ -129,6 +129,19 @@ pub trait Tool: Send + Sync {
     /// What the tool does to files; see [`ToolTraits`].
     fn traits(&self) -> ToolTraits {
         ToolTraits::default()
+    }
+
+    /// How a call's card shows it (a command line, a question to answer).
+    fn presentation(&self) -> ToolPresentation {
+        ToolPresentation::Generic
+    }
+
+    /// For a tool that writes files: the content a call with `args` would
+    /// leave in its file, given the content now (`None`: no file), computed
+    /// without writing — the approval card's diff. `None` when it cannot be
+    /// predicted (the call would fail, or the tool does not say).
+    fn predict_content(&self, _args: &Value, _current: Option<&str>) -> Option<String> {
+        None
     }
 
     /// The definition offered to the model.

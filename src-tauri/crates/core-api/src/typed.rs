@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolResult,
-    ToolTraits, input_schema, parse_args,
+    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolPresentation,
+    ToolResult, ToolTraits, input_schema, parse_args,
 };
 
 /// A tool with a typed input. Implement `run` (blocking work, run off the
@@ -64,6 +64,13 @@ pub trait TypedTool: Clone + Send + Sync + 'static {
     }
     fn traits(&self) -> ToolTraits {
         ToolTraits::default()
+    }
+    fn presentation(&self) -> ToolPresentation {
+        ToolPresentation::Generic
+    }
+    /// See [`Tool::predict_content`]; given valid input.
+    fn predict(&self, _input: &Self::Input, _current: Option<&str>) -> Option<String> {
+        None
     }
     fn sub_agents_only(&self) -> bool {
         false
@@ -133,6 +140,13 @@ impl<T: TypedTool> Tool for T {
     }
     fn traits(&self) -> ToolTraits {
         TypedTool::traits(self)
+    }
+    fn presentation(&self) -> ToolPresentation {
+        TypedTool::presentation(self)
+    }
+    fn predict_content(&self, args: &Value, current: Option<&str>) -> Option<String> {
+        let input = self.input(args.clone()).ok()?;
+        TypedTool::predict(self, &input, current)
     }
 }
 

@@ -35,6 +35,13 @@ pub trait LlmProvider: Send + Sync {
     fn context_window(&self, _model: &str) -> Option<u32> {
         None
     }
+
+    /// The largest image, in bytes, the provider takes (larger ones are shrunk or named
+    /// in words by the session). Anthropic documents 5 MB per image, OpenAI 20 MB; the
+    /// smaller is the default.
+    fn max_tool_image_bytes(&self) -> usize {
+        5 * 1024 * 1024
+    }
 }
 
 /// Runs a whole request and folds it into the final response; `Err` on the first error.

@@ -10,7 +10,7 @@ use crate::{
     IpcError, LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind,
     ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
     SessionEvent, SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView,
-    ToolCategory, ToolInfo, ToolKind, TurnOutcome, UsageView,
+    ToolCategory, ToolInfo, ToolKind, ToolPresentation, TurnOutcome, UsageView,
 };
 use crate::{
     ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
@@ -54,6 +54,7 @@ exported![
     ToolInfo,
     AllTools,
     ToolCallStatus,
+    ToolPresentation,
     AppInfo,
     SessionSummary,
     SessionSearchHit,

@@ -45,7 +45,8 @@ pub use settings::{
 };
 pub use tasks::{TaskDetailView, TaskRunView, TaskView, TimeZoneView};
 pub use tools::{
-    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, UnknownToolCallStatus,
+    AllTools, ToolCallStatus, ToolCategory, ToolInfo, ToolKind, ToolPresentation,
+    UnknownToolCallStatus,
 };
 pub use viewer::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,

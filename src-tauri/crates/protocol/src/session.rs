@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{ApprovalRequest, ContentBlock, ToolCallStatus};
+use crate::{ApprovalRequest, ContentBlock, ToolCallStatus, ToolPresentation};
 
 /// A chat session as the sessions list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -62,6 +62,10 @@ pub struct ToolCallView {
     /// Why the gate let it run or stopped it ("allowed by rule 12: @fs_read
     /// docs/*"), once decided and stored; `None` on a card still starting.
     pub decision_reason: Option<String>,
+    /// How its tool wants it shown (absent: generic).
+    #[serde(default, skip_serializing_if = "ToolPresentation::is_generic")]
+    #[ts(as = "Option<ToolPresentation>", optional)]
+    pub presentation: ToolPresentation,
 }
 
 /// One history message with the tool calls it made.

@@ -33,6 +33,29 @@ impl ToolCategory {
     }
 }
 
+/// How a call's card presents it: declared by its tool (`Tool::presentation`),
+/// so a session or MCP tool gets the same card as a built-in of its kind and
+/// no face picks a card by the tool's name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolPresentation {
+    /// The arguments and the result.
+    #[default]
+    Generic,
+    /// A shell command: the `command` argument is the command line and
+    /// `workdir` where it runs (the approval card shows both).
+    Command,
+    /// A question to the person (`question`, `title`, `suggested_answers`
+    /// arguments): while the call runs it is answered inline under its card.
+    Question,
+}
+
+impl ToolPresentation {
+    pub fn is_generic(&self) -> bool {
+        *self == ToolPresentation::Generic
+    }
+}
+
 /// Where a catalogue entry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

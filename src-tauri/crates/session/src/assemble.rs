@@ -8,11 +8,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use skald_core_api::{ContentBlock, ToolDescriptionLength, ToolOutput};
-use skald_llm::{ImagePart, Message, ReasoningPart, ToolCall};
+use skald_llm::{Message, ReasoningPart, ToolCall};
 use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView};
 use skald_store::{AssistantExtras, MessageRow, MessageUsage, Role, ToolCallRow};
 use skald_tools::CallLabels;
 
+use crate::images::{FitCache, Fitted, ImagePolicy, RECENT_TURNS};
 use crate::notes;
 
 /// The tool calls stored on an assistant row (`[{id, name, arguments}]`).
@@ -88,7 +89,11 @@ pub(crate) fn to_messages(rows: &[MessageRow]) -> Vec<Message> {
         rows,
         &std::collections::HashSet::new(),
         &HashMap::new(),
-        false,
+        ImagePolicy {
+            send: false,
+            max_bytes: 0,
+        },
+        &FitCache::default(),
     )
 }
 
@@ -109,41 +114,71 @@ fn model_image(mime: &str) -> bool {
     )
 }
 
-/// The `tool` message answering `id`: its history text, and its images
-/// as images when the provider takes them, else named in words.
-fn tool_message(id: &str, content: &str, blocks: &[ContentBlock], accepts_images: bool) -> Message {
+/// The `tool` message answering `id`: its history text, and its images as
+/// images when the policy sends them and the call is `recent` (fitted to
+/// the provider's size), else named in words.
+fn tool_message(
+    id: &str,
+    content: &str,
+    blocks: &[ContentBlock],
+    recent: bool,
+    policy: ImagePolicy,
+    cache: &FitCache,
+) -> Message {
     let mut images = Vec::new();
     let mut unsent = Vec::new();
-    for b in blocks {
+    let mut notes = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
         if let ContentBlock::Image { mime, data_base64 } = b {
-            if accepts_images && model_image(mime) {
-                images.push(ImagePart {
-                    mime: mime.clone(),
-                    data_base64: data_base64.clone(),
-                });
-            } else {
+            if !(policy.send && model_image(mime)) {
                 unsent.push(b.clone());
+            } else if !recent {
+                notes.push(format!(
+                    "[image: {mime}, {} KB, shown to the model earlier]",
+                    (data_base64.len() / 4 * 3).div_ceil(1024)
+                ));
+            } else {
+                match cache.fit(id, i, mime, data_base64, policy.max_bytes) {
+                    Fitted::Send(part) => images.push(part),
+                    Fitted::Note(note) => notes.push(note),
+                }
             }
         }
     }
-    let text = ToolOutput {
+    let mut text = ToolOutput {
         text: content.to_string(),
         blocks: unsent,
     }
     .text_for_model(false);
+    for note in notes {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
     Message::tool_result_with_images(id, text, images)
 }
 
 /// [`to_messages`], with the calls in `awaiting` (waiting for a person's
 /// approval) answered by [`notes::AWAITING_APPROVAL`] until they are settled,
-/// and the images of results (`blocks`, by call id) sent as the provider
-/// takes them (`accepts_images`).
+/// and the images of results (`blocks`, by call id) sent as `policy` says,
+/// only for calls answering the last [`RECENT_TURNS`] user messages.
 pub(crate) fn to_messages_awaiting(
     rows: &[MessageRow],
     awaiting: &std::collections::HashSet<String>,
     blocks: &HashMap<String, Vec<ContentBlock>>,
-    accepts_images: bool,
+    policy: ImagePolicy,
+    cache: &FitCache,
 ) -> Vec<Message> {
+    // Rows before this index are older than the recent turns.
+    let recent_from = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.role == Role::User)
+        .map(|(i, _)| i)
+        .rev()
+        .nth(RECENT_TURNS - 1)
+        .unwrap_or(0);
     let mut results: HashMap<&str, &str> = HashMap::new();
     for r in rows {
         if r.role == Role::Tool
@@ -158,7 +193,7 @@ pub(crate) fn to_messages_awaiting(
             .or_insert(notes::AWAITING_APPROVAL);
     }
     let mut out = Vec::with_capacity(rows.len());
-    for r in rows {
+    for (at, r) in rows.iter().enumerate() {
         match r.role {
             Role::User => out.push(Message::user(r.content.clone())),
             Role::System => out.push(Message::system(r.content.clone())),
@@ -173,7 +208,7 @@ pub(crate) fn to_messages_awaiting(
                             .copied()
                             .unwrap_or(notes::NO_RESULT);
                         let b = blocks.get(c.id.as_str()).map_or(&[][..], Vec::as_slice);
-                        tool_message(&c.id, content, b, accepts_images)
+                        tool_message(&c.id, content, b, at >= recent_from, policy, cache)
                     })
                     .collect();
                 // A cut answer goes back marked as such, never as finished.
@@ -231,6 +266,7 @@ pub(crate) fn view(
         label_short: registry.describe_call(name, &arguments, ToolDescriptionLength::Short),
         label_full: registry.describe_call(name, &arguments, ToolDescriptionLength::Full),
         path: registry.target_path(name, &arguments),
+        presentation: registry.presentation_of(name),
         arguments,
         status,
         result,

@@ -19,7 +19,7 @@ use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
 
 use crate::assemble::view;
 use crate::error::SessionError;
-use crate::gate::{GateCall, GateDecision, Verdict};
+use crate::gate::{CallTool, GateCall, GateDecision, Verdict};
 use crate::ids::new_tool_call_id;
 use crate::notes;
 use crate::turn::Turn;
@@ -292,10 +292,12 @@ pub(crate) async fn execute(
         source: tools.source_of(name),
         path: tools.target_path(name, &args),
         traits: tools.traits_of(name),
+        presentation: tools.presentation_of(name),
         label_short,
         label_full,
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
+        tool: tools.get(name).cloned().map(CallTool),
     };
     let decision = tokio::select! {
         biased;

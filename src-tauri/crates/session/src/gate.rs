@@ -7,9 +7,10 @@
 //! rejection is recorded `rejected` (not an error).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
-use skald_core_api::{BoxFuture, ToolCategory, ToolDef, ToolTraits};
+use skald_core_api::{BoxFuture, Tool, ToolCategory, ToolDef, ToolPresentation, ToolTraits};
 use skald_protocol::ApprovalRequest;
 use skald_tools::ToolSet;
 
@@ -33,10 +34,31 @@ pub struct GateCall {
     /// What the tool declares it does to files (its class for `@fs_read` /
     /// `@fs_write` rules, the fast paths and the write preview).
     pub traits: ToolTraits,
+    /// How its card shows it (a command line, ...), as the tool declares.
+    pub presentation: ToolPresentation,
     /// The call's labels, from the tool itself, for the approval card.
     pub label_short: String,
     pub label_full: String,
     pub working_dir: PathBuf,
+    /// The round's tool, for what only it knows (the content a write would
+    /// leave, for the card's diff); `None` for a name no source offers.
+    pub tool: Option<CallTool>,
+}
+
+/// The tool a [`GateCall`] goes to. Compared by identity.
+#[derive(Clone)]
+pub struct CallTool(pub Arc<dyn Tool>);
+
+impl std::fmt::Debug for CallTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CallTool({})", self.0.name())
+    }
+}
+
+impl PartialEq for CallTool {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::addr_eq(Arc::as_ptr(&self.0), Arc::as_ptr(&other.0))
+    }
 }
 
 /// A person's (or a later rule's) final answer to a call that had to ask.

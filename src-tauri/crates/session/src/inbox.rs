@@ -23,8 +23,8 @@ use crate::events::EventSink;
 use crate::gate::Verdict;
 use crate::handler::ChatSessionHandler;
 use crate::resume::resume_session;
-use crate::sessions::{root_frame, session_workdir};
-use crate::turn::{Scope, Turn, run_rounds};
+use crate::sessions::session_workdir;
+use crate::turn::run_rounds;
 use skald_tools::fs::with_display_base;
 
 impl ChatSessionHandler {
@@ -44,12 +44,17 @@ impl ChatSessionHandler {
             let session = store.sessions().get(&row.session_id).await?;
             let base = session.as_ref().and_then(|s| session_workdir(s).ok());
             let title = session.map(|s| s.title).unwrap_or_default();
+            // The card as the call's own round would show it: a session
+            // tool's labels and presentation come from that tool.
+            let tools = self.tools_of_call(&row).await.map(|(t, _)| t);
+            let request = with_display_base(base.as_deref(), || match &tools {
+                Ok(tools) => request_of_row(tools, &row),
+                Err(_) => request_of_row(self.inner.registry.as_ref(), &row),
+            });
             out.push(PendingApprovalView {
                 session_id: row.session_id.clone(),
                 session_title: title,
-                request: with_display_base(base.as_deref(), || {
-                    request_of_row(self.inner.registry.as_ref(), &row)
-                }),
+                request,
                 created_at: row.created_at,
                 live,
             });
@@ -109,36 +114,18 @@ impl ChatSessionHandler {
                 None
             }
         };
-        let session;
-        let frame;
-        let workdir;
+        let root;
         let turn = match &prepared {
             Some(p) => self.turn(p, sink),
             None => {
-                session = self.session_row(&row.session_id).await?;
-                frame = root_frame(store, &session).await?;
-                workdir = session_workdir(&session)?;
-                let (tools, events) = self.inner.frame_tools(
-                    &session,
-                    frame.id,
-                    crate::handler::frame_depth(&frame),
-                    &session.agent_id,
-                    &workdir,
-                );
-                Turn {
-                    inner: &self.inner,
-                    session: &session,
-                    frame_id: frame.id,
-                    agent_id: &session.agent_id,
-                    depth: 0,
-                    scope: None,
-                    workdir: &workdir,
-                    tools,
-                    events,
-                    system: "",
-                    model: None,
+                root = self.root_of(&row.session_id).await?;
+                self.inner.settling_turn(
+                    &root.session,
+                    &root.frame,
+                    &root.session.agent_id,
+                    &root.workdir,
                     sink,
-                }
+                )
             }
         };
         if turn.model.is_some() {
@@ -161,26 +148,8 @@ impl ChatSessionHandler {
             _ => None,
         };
         let child_turn = child.as_ref().map(|f| {
-            let depth = crate::handler::frame_depth(f);
-            let (tools, events) =
-                self.inner
-                    .frame_tools(turn.session, f.id, depth, &f.agent_id, turn.workdir);
-            Turn {
-                inner: &self.inner,
-                session: turn.session,
-                frame_id: f.id,
-                agent_id: &f.agent_id,
-                depth,
-                scope: Some(Scope {
-                    parent_call_id: f.parent_call_id.clone().unwrap_or_default(),
-                }),
-                workdir: turn.workdir,
-                tools,
-                events,
-                system: "",
-                model: None,
-                sink,
-            }
+            self.inner
+                .settling_turn(turn.session, f, &f.agent_id, turn.workdir, sink)
         });
         let settle_in = child_turn.as_ref().unwrap_or(&turn);
         let result = async {

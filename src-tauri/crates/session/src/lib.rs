@@ -25,11 +25,14 @@ mod events;
 mod gate;
 mod handler;
 mod ids;
+mod images;
 mod inbox;
 mod interface;
 mod known_tools;
 mod mcp_requests;
 pub mod notes;
+#[cfg(feature = "test-support")]
+pub mod proc_harness;
 mod provider;
 mod resume;
 pub mod services;
@@ -56,7 +59,9 @@ pub use env_models::{
 pub use environment::environment_block;
 pub use error::SessionError;
 pub use events::{EventSink, FnSink, NullSink, RecordingSink};
-pub use gate::{AllowAll, ApprovalGate, GateCall, GateDecision, PendingApproval, Verdict};
+pub use gate::{
+    AllowAll, ApprovalGate, CallTool, GateCall, GateDecision, PendingApproval, Verdict,
+};
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};

@@ -28,6 +28,7 @@ use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::handler::Inner;
 use crate::ids::new_tool_call_id;
+use crate::images::ImagePolicy;
 use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
 use crate::subagent::is_sync_task_call;
@@ -232,17 +233,19 @@ async fn refreshed<'a>(t: &Turn<'a>) -> Result<Turn<'a>, SessionError> {
 
 /// What a round's request is built from: everything but the conversation
 /// (system prompt, tools, the scratchpad block), and the frame's rows.
-pub(crate) struct Draft {
+pub(crate) struct Draft<'a> {
     /// The request with only the scratchpad block as messages.
     pub base: ChatRequest,
     /// The frame's messages, oldest first.
     pub rows: Vec<MessageRow>,
     awaiting: HashSet<String>,
     blocks: HashMap<String, Vec<ContentBlock>>,
-    accepts_images: bool,
+    policy: ImagePolicy,
+    /// Shrunk images, kept across rounds (the session's).
+    images: &'a crate::images::FitCache,
 }
 
-impl Draft {
+impl Draft<'_> {
     /// The request with `rows` as the conversation, after `summary` (the
     /// stand-in for what came before them) when there is one.
     pub fn build(&self, rows: &[MessageRow], summary: Option<&str>) -> ChatRequest {
@@ -256,7 +259,8 @@ impl Draft {
             rows,
             &self.awaiting,
             &self.blocks,
-            self.accepts_images,
+            self.policy,
+            self.images,
         ));
         request
     }
@@ -272,7 +276,10 @@ async fn assemble(t: &Turn<'_>, model: &ResolvedModel) -> Result<ChatRequest, Se
 
 /// What this round's request is made of, from the DB: system prompt, visible
 /// tools, the conversation of the turn's frame.
-pub(crate) async fn draft(t: &Turn<'_>, model: &ResolvedModel) -> Result<Draft, SessionError> {
+pub(crate) async fn draft<'t>(
+    t: &'t Turn<'_>,
+    model: &ResolvedModel,
+) -> Result<Draft<'t>, SessionError> {
     let store = &t.inner.store;
     let rows = store.history().list_for_frame(t.frame_id).await?;
     let calls = store.tool_calls().list_for_session(t.session_id()).await?;
@@ -325,6 +332,17 @@ pub(crate) async fn draft(t: &Turn<'_>, model: &ResolvedModel) -> Result<Draft, 
     if let Some(block) = scratchpad_block(&scratchpad) {
         messages.push(Message::system(block));
     }
+    // The person may have turned images off for this model (a text-only
+    // model behind a server that takes images).
+    let wanted =
+        crate::services::providers::send_images(store, model.provider.name(), &model.model)
+            .await
+            .unwrap_or(None)
+            .unwrap_or(true);
+    let policy = ImagePolicy {
+        send: wanted && model.provider.accepts_tool_images(),
+        max_bytes: model.provider.max_tool_image_bytes(),
+    };
     Ok(Draft {
         base: ChatRequest {
             model: model.model.clone(),
@@ -338,7 +356,8 @@ pub(crate) async fn draft(t: &Turn<'_>, model: &ResolvedModel) -> Result<Draft, 
         rows,
         awaiting,
         blocks,
-        accepts_images: model.provider.accepts_tool_images(),
+        policy,
+        images: &t.inner.images,
     })
 }
 

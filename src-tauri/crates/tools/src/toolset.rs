@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use skald_core_api::{
     BoxFuture, RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
-    ToolExecution, ToolName, ToolTraits, truncate_label,
+    ToolExecution, ToolName, ToolPresentation, ToolTraits, truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -59,6 +59,8 @@ pub trait CallLabels {
     fn target_path(&self, name: &str, args: &Value) -> Option<String>;
     /// What the tool declares it does to files (default for unknown names).
     fn traits_of(&self, name: &str) -> ToolTraits;
+    /// How the tool wants its calls shown (generic for unknown names).
+    fn presentation_of(&self, name: &str) -> ToolPresentation;
 }
 
 impl CallLabels for ToolRegistry {
@@ -71,6 +73,9 @@ impl CallLabels for ToolRegistry {
     fn traits_of(&self, name: &str) -> ToolTraits {
         self.get(name).map(|t| t.traits()).unwrap_or_default()
     }
+    fn presentation_of(&self, name: &str) -> ToolPresentation {
+        self.get(name).map(|t| t.presentation()).unwrap_or_default()
+    }
 }
 
 impl CallLabels for ToolSet {
@@ -82,6 +87,9 @@ impl CallLabels for ToolSet {
     }
     fn traits_of(&self, name: &str) -> ToolTraits {
         ToolSet::traits_of(self, name)
+    }
+    fn presentation_of(&self, name: &str) -> ToolPresentation {
+        ToolSet::presentation_of(self, name)
     }
 }
 
@@ -200,6 +208,10 @@ impl ToolSet {
 
     pub fn traits_of(&self, name: &str) -> ToolTraits {
         self.get(name).map(|t| t.traits()).unwrap_or_default()
+    }
+
+    pub fn presentation_of(&self, name: &str) -> ToolPresentation {
+        self.get(name).map(|t| t.presentation()).unwrap_or_default()
     }
 
     pub fn restart_hint(&self, name: &str) -> Option<RestartHint> {

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use skald_approval::predict_write;
-use skald_tools::builtin_traits;
+use skald_tools::{BuiltinDeps, builtin_registry};
 
 #[test]
 fn a_preview_never_reads_a_secret_even_through_a_symlink() {
@@ -13,13 +13,15 @@ fn a_preview_never_reads_a_secret_even_through_a_symlink() {
     std::fs::create_dir_all(root.join("g")).unwrap();
     std::os::unix::fs::symlink("../secrets/key.txt", root.join("g/keylink")).unwrap();
 
+    let registry = builtin_registry(&BuiltinDeps::default());
+    let edit = registry.get("edit_file").unwrap().as_ref();
     for path in [
         root.join("g/keylink"),
         root.join("g/../secrets/key.txt"),
         root.join("secrets/key.txt"),
     ] {
         let args = json!({"path": path, "old_string": "TOPSECRET", "new_string": "x"});
-        let preview = predict_write("edit_file", builtin_traits("edit_file"), &args).unwrap();
+        let preview = predict_write(edit, &args).unwrap();
         assert_eq!(preview.old, None, "{}", path.display());
         assert_eq!(preview.new, None, "{}", path.display());
     }
@@ -27,7 +29,7 @@ fn a_preview_never_reads_a_secret_even_through_a_symlink() {
     // An ordinary file still gets its diff.
     std::fs::write(root.join("g/plain.txt"), "a\nb\n").unwrap();
     let args = json!({"path": root.join("g/plain.txt"), "old_string": "b", "new_string": "c"});
-    let preview = predict_write("edit_file", builtin_traits("edit_file"), &args).unwrap();
+    let preview = predict_write(edit, &args).unwrap();
     assert_eq!(preview.old.as_deref(), Some("a\nb\n"));
     assert_eq!(preview.new.as_deref(), Some("a\nc\n"));
 }
@@ -35,7 +37,6 @@ fn a_preview_never_reads_a_secret_even_through_a_symlink() {
 #[test]
 fn the_preview_is_what_the_tool_writes() {
     use skald_core_api::{CancellationToken, ExecutionOutcome, drive_execution};
-    use skald_tools::{BuiltinDeps, builtin_registry};
 
     let dir = tempfile::tempdir().unwrap();
     let registry = builtin_registry(&BuiltinDeps::default());
@@ -63,7 +64,7 @@ fn the_preview_is_what_the_tool_writes() {
         std::fs::write(&path, before).unwrap();
         let mut args = extra;
         args["path"] = json!(path);
-        let predicted = predict_write(tool, builtin_traits(tool), &args)
+        let predicted = predict_write(registry.get(tool).unwrap().as_ref(), &args)
             .unwrap()
             .new
             .unwrap();

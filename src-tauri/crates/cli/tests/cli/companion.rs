@@ -10,23 +10,16 @@ use std::time::Duration;
 
 use serde_json::json;
 use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
+use skald_session::proc_harness::{Scratch, colour_question};
 
 use crate::{command, program_command, skald, stderr, stdout};
 
 #[test]
 fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let mock = MockServer::start([
-        sse_tool_call(
-            "call_q",
-            "ask_user_clarification",
-            &json!({"title": "Colour", "question": "Which colour?",
-                    "suggested_answers": ["red", "blue"]})
-            .to_string(),
-        ),
+        sse_tool_call("call_q", "ask_user_clarification", &colour_question()),
         sse_text("Blue it is."),
     ])
     .unwrap();
@@ -114,9 +107,7 @@ fn a_question_waits_in_the_inbox_and_skald_answer_continues_the_chat() {
 #[test]
 fn skald_scratchpad_shows_sets_and_removes_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let mock = MockServer::start([sse_text("ok"), sse_text("seen")]).unwrap();
     let chat = |prompt: &str, session: Option<&str>| {
         let mut c = command(&data);
@@ -232,9 +223,7 @@ fn on_a_terminal_the_question_is_asked_and_the_typed_answer_continues_the_turn()
         panic!("this test needs `script` from util-linux for a pseudo-terminal");
     }
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let mock = MockServer::start([
         sse_tool_call(
             "call_t",

@@ -2,11 +2,10 @@
 //! built from what its tool declares (labels, target path, traits).
 
 use serde_json::Value;
-use skald_core_api::{ToolDescriptionLength, ToolTraits};
+use skald_core_api::{ToolDescriptionLength, ToolPresentation, ToolTraits};
 use skald_protocol::{ApprovalKind, ApprovalRequest};
 use skald_store::ToolCallRow;
 use skald_tools::CallLabels;
-use skald_tools::tool_names as tn;
 
 use super::DECISION_REQUIRE;
 use crate::assemble::arguments_value;
@@ -19,6 +18,7 @@ pub struct CallCard {
     /// The file the call acts on, if any.
     pub path: Option<String>,
     pub traits: ToolTraits,
+    pub presentation: ToolPresentation,
 }
 
 impl CallCard {
@@ -30,12 +30,14 @@ impl CallCard {
             label_full: tools.describe_call(name, args, ToolDescriptionLength::Full),
             path: tools.target_path(name, args),
             traits: tools.traits_of(name),
+            presentation: tools.presentation_of(name),
         }
     }
 }
 
 /// The card of a call waiting for approval: a tool that declares it writes
-/// files gets a diff, `execute_cmd` its command line, others the arguments.
+/// files gets a diff, one presented as a command (`execute_cmd`) its command
+/// line, others the arguments.
 pub fn approval_request(
     card: CallCard,
     id: &str,
@@ -51,7 +53,7 @@ pub fn approval_request(
             old_content: old,
             new_content: new,
         }
-    } else if name == tn::EXECUTE_CMD {
+    } else if card.presentation == ToolPresentation::Command {
         let s = |k: &str| arguments.get(k).and_then(Value::as_str).map(str::to_string);
         ApprovalKind::Command {
             command: s("command").unwrap_or_default(),

@@ -20,13 +20,22 @@
 //! default), with the permission group taken from the session's
 //! `permission_group` column and, when the JSON names none, the session's
 //! working directory.
+//!
+//! Deciding a call reads that RunContext (a query and the canonicalisation
+//! of its paths), which was most of the gate's cost per call: it is kept per
+//! session, canonicalised, and read again at every round (`visible_tools`
+//! runs once per model request), after [`CONTEXT_TTL`], and at once when it
+//! is changed here. An edit from another process sharing the database (the
+//! CLI) thus applies from the next round, or within [`CONTEXT_TTL`].
 
 mod card;
 mod rules;
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use skald_approval::{
     Action, ApprovalError, Bypasses, CallContext, Decision, Now, RulesSnapshot, RunContext,
@@ -58,8 +67,14 @@ struct Waiter {
     tx: oneshot::Sender<Verdict>,
 }
 
+/// How long a session's RunContext is used without reading it again (see
+/// the module docs).
+pub const CONTEXT_TTL: Duration = Duration::from_secs(1);
+
 struct Shared {
     store: Store,
+    /// Sessions' canonicalised RunContexts, with when they were read.
+    contexts: Mutex<HashMap<String, (Instant, RunContext)>>,
     rules: Mutex<Option<Arc<RulesSnapshot>>>,
     /// Bumped by every invalidation, so a load that raced one is not cached.
     generation: AtomicU64,
@@ -107,6 +122,7 @@ impl ApprovalManager {
         Self {
             shared: Arc::new(Shared {
                 store,
+                contexts: Mutex::new(HashMap::new()),
                 rules: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 waiters: Mutex::new(HashMap::new()),
@@ -128,10 +144,10 @@ impl ApprovalManager {
             }
         };
         let ctx = match self
-            .run_context(&call.session_id, Some(&call.working_dir))
+            .decision_context(&call.session_id, &call.working_dir)
             .await
         {
-            Ok(c) => c.canonicalized(),
+            Ok(c) => c,
             Err(e) => {
                 tracing::warn!(error = %e, "the session's run context cannot be loaded: asking");
                 return Decision::require_load_failure();
@@ -153,9 +169,38 @@ impl ApprovalManager {
         decide(&rules, &cc, &ctx, &bypasses, Now::current())
     }
 
+    /// The session's canonicalised RunContext, as kept (see the module
+    /// docs).
+    async fn decision_context(
+        &self,
+        session_id: &str,
+        working_dir: &Path,
+    ) -> Result<RunContext, ApprovalError> {
+        if let Some((at, ctx)) = lock(&self.shared.contexts).get(session_id)
+            && at.elapsed() < CONTEXT_TTL
+        {
+            return Ok(ctx.clone());
+        }
+        let ctx = self
+            .run_context(session_id, Some(working_dir))
+            .await?
+            .canonicalized();
+        lock(&self.shared.contexts).insert(session_id.to_string(), (Instant::now(), ctx.clone()));
+        Ok(ctx)
+    }
+
+    /// Forgets the kept RunContext of a session (changed, or a new round).
+    pub(crate) fn forget_context(&self, session_id: &str) {
+        lock(&self.shared.contexts).remove(session_id);
+    }
+
     async fn ask(&self, call: &GateCall, reason: String) -> GateDecision {
         let repo = self.shared.store.tool_calls();
-        let (old, new) = match predict_write(&call.name, call.traits, &call.arguments) {
+        let preview = call
+            .tool
+            .as_ref()
+            .and_then(|t| predict_write(t.0.as_ref(), &call.arguments));
+        let (old, new) = match preview {
             Some(p) => (p.old, p.new),
             None => (None, None),
         };
@@ -179,6 +224,7 @@ impl ApprovalManager {
             label_full: call.label_full.clone(),
             path: call.path.clone(),
             traits: call.traits,
+            presentation: call.presentation,
         };
         let request = approval_request(
             card,
@@ -284,6 +330,8 @@ impl ApprovalGate for ApprovalManager {
         tools: &'a ToolSet,
     ) -> BoxFuture<'a, Vec<ToolDef>> {
         Box::pin(async move {
+            // A new round: its calls read the RunContext afresh.
+            self.forget_context(session_id);
             // Unloadable rules hide nothing: every call is then asked about.
             let Ok(rules) = self.rules().await else {
                 return defs;
@@ -305,6 +353,7 @@ impl ApprovalGate for ApprovalManager {
     }
 
     fn session_stopped(&self, session_id: &str) {
+        self.forget_context(session_id);
         self.clear_bypasses(session_id);
     }
 }

@@ -121,6 +121,7 @@ impl ApprovalManager {
         session_id: &str,
         ctx: &RunContext,
     ) -> Result<(), ApprovalError> {
+        self.forget_context(session_id);
         let sessions = self.shared.store.sessions();
         sessions
             .set_permission_group(session_id, &ctx.permission_group)
@@ -138,6 +139,8 @@ impl ApprovalManager {
             ApprovalError::InvalidRule(format!("cannot serialise the run context: {e}"))
         })?;
         sessions.set_run_context(session_id, Some(&json)).await?;
+        // Again: a call decided while this was written kept the old one.
+        self.forget_context(session_id);
         Ok(())
     }
 

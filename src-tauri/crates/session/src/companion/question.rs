@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, ToolCategory, ToolDescriptionLength, ToolError, ToolResult, TypedTool,
-    truncate_label,
+    BoxFuture, RestartHint, ToolCategory, ToolDescriptionLength, ToolError, ToolPresentation,
+    ToolResult, TypedTool, truncate_label,
 };
 use skald_store::{NewClarification, Store};
 use skald_tools::tool_names as tn;
@@ -134,6 +134,10 @@ impl TypedTool for AskUserClarification {
     fn restart_hint(&self) -> RestartHint {
         // Asking again is harmless, and the answer may already be stored.
         RestartHint::Rerun
+    }
+
+    fn presentation(&self) -> ToolPresentation {
+        ToolPresentation::Question
     }
 
     fn validate(&self, input: &AskInput) -> Result<(), ToolError> {

@@ -91,6 +91,54 @@ impl ChatSessionHandler {
         })
     }
 
+    /// A session's root frame and working directory, for a turn without a
+    /// model (see [`Inner::settling_turn`]).
+    pub(crate) async fn root_of(&self, session_id: &str) -> Result<RootOf, SessionError> {
+        let session = self.session_row(session_id).await?;
+        let frame = root_frame(&self.inner.store, &session).await?;
+        let workdir = session_workdir(&session)?;
+        Ok(RootOf {
+            session,
+            frame,
+            workdir,
+        })
+    }
+
+    /// The frame a stored call was made in (a sub-agent's, or the root),
+    /// with its session and working directory.
+    pub(crate) async fn frame_of_call(&self, row: &ToolCallRow) -> Result<RootOf, SessionError> {
+        let mut at = self.root_of(&row.session_id).await?;
+        let store = &self.inner.store;
+        let own = match row.message_id {
+            Some(m) => store.history().get(m).await?.and_then(|msg| msg.stack_id),
+            None => None,
+        };
+        if let Some(f) = own.filter(|f| *f != at.frame.id)
+            && let Some(frame) = store.stack().get(f).await?
+        {
+            at.frame = frame;
+        }
+        Ok(at)
+    }
+
+    /// The tools of the frame a stored call was made in, as its round would
+    /// offer them now (InterfaceTools and other sources included), with that
+    /// frame's agent: what judges or shows a call outside a live turn.
+    pub(crate) async fn tools_of_call(
+        &self,
+        row: &ToolCallRow,
+    ) -> Result<(ToolSet, String), SessionError> {
+        let at = self.frame_of_call(row).await?;
+        let tools = self.inner.toolset(
+            &at.session,
+            at.frame.id,
+            frame_depth(&at.frame),
+            &at.frame.agent_id,
+            &at.workdir,
+        );
+        Ok((tools, at.frame.agent_id))
+    }
+
     pub(crate) fn turn<'a>(&'a self, p: &'a Prepared, sink: &'a dyn EventSink) -> Turn<'a> {
         let (tools, events) = self.inner.frame_tools(
             &p.session,
@@ -111,6 +159,47 @@ impl ChatSessionHandler {
             events,
             system: &p.system,
             model: Some(&p.model),
+            sink,
+        }
+    }
+}
+
+/// A session with one of its frames and its working directory.
+pub(crate) struct RootOf {
+    pub session: SessionRow,
+    pub frame: StackFrameRow,
+    pub workdir: PathBuf,
+}
+
+impl Inner {
+    /// A turn without a model in `frame`: what settles stored calls outside
+    /// a live turn (crash repair, an Inbox answer nobody waits on). A
+    /// sub-agent's frame raises its events nested under the call that
+    /// started it.
+    pub(crate) fn settling_turn<'a>(
+        &'a self,
+        session: &'a SessionRow,
+        frame: &StackFrameRow,
+        agent_id: &'a str,
+        workdir: &'a std::path::Path,
+        sink: &'a dyn EventSink,
+    ) -> Turn<'a> {
+        let depth = frame_depth(frame);
+        let (tools, events) = self.frame_tools(session, frame.id, depth, agent_id, workdir);
+        Turn {
+            inner: self,
+            session,
+            frame_id: frame.id,
+            agent_id,
+            depth,
+            scope: (depth > 0).then(|| crate::turn::Scope {
+                parent_call_id: frame.parent_call_id.clone().unwrap_or_default(),
+            }),
+            workdir,
+            tools,
+            events,
+            system: "",
+            model: None,
             sink,
         }
     }

@@ -13,7 +13,8 @@ use futures_util::StreamExt;
 use skald_core_api::{BoxFuture, CancellationToken, MAX_LABEL_SHORT, truncate_label};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_store::{
-    FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallStatus,
+    FrameStatus, NewMessage, Role, SessionLease, SessionRow, StackFrameRow, Store, ToolCallRow,
+    ToolCallStatus,
 };
 use skald_tools::{ItemSource, ToolDiscovery, ToolRegistry, ToolSet, ToolSource};
 
@@ -114,6 +115,8 @@ pub(crate) struct Inner {
     pub bus: SessionBus,
     /// Wakes questions waiting for the person when one is answered here.
     pub questions: QuestionBoard,
+    /// Result images already fitted to a provider's size limit.
+    pub images: crate::images::FitCache,
     /// What `notify` queued, for delivery into Home.
     pub notifications: NotificationQueue,
     /// Moments the person should see (turn finished, notification).
@@ -421,6 +424,7 @@ impl ChatSessionHandler {
                 bus: SessionBus::default(),
                 attention: AttentionHub::default(),
                 questions,
+                images: Default::default(),
                 notifications,
                 interface,
                 sources,

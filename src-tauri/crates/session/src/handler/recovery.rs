@@ -14,30 +14,14 @@ impl ChatSessionHandler {
         sink: impl EventSink,
     ) -> Result<ResumeReport, SessionError> {
         let slot = self.claim(session_id)?;
-        let session = self.session_row(session_id).await?;
-        let frame = root_frame(&self.inner.store, &session).await?;
-        let workdir = session_workdir(&session)?;
-        let (tools, events) = self.inner.frame_tools(
-            &session,
-            frame.id,
-            frame_depth(&frame),
-            &session.agent_id,
-            &workdir,
+        let root = self.root_of(session_id).await?;
+        let turn = self.inner.settling_turn(
+            &root.session,
+            &root.frame,
+            &root.session.agent_id,
+            &root.workdir,
+            &sink,
         );
-        let turn = Turn {
-            inner: &self.inner,
-            session: &session,
-            frame_id: frame.id,
-            agent_id: &session.agent_id,
-            depth: 0,
-            scope: None,
-            workdir: &workdir,
-            tools,
-            events,
-            system: "",
-            model: None,
-            sink: &sink,
-        };
         resume_session(&turn, slot.token.clone()).await
     }
 

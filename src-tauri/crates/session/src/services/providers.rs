@@ -392,6 +392,63 @@ pub async fn env_endpoints(
         .collect())
 }
 
+/// The setting that says, per provider and model, whether tool results'
+/// images are sent to the model: `{"<provider>/<model>": false}` (absent:
+/// yes, when the provider takes images).
+pub const SEND_IMAGES_SETTING: &str = "llm.send_images";
+
+fn send_images_key(provider: &str, model: &str) -> String {
+    format!("{provider}/{model}")
+}
+
+/// Whether the person wants images sent to `model` of `provider` (the
+/// client's name: `openai`, `openrouter`, a stored provider's name);
+/// `None` when they did not say.
+pub async fn send_images(
+    store: &Store,
+    provider: &str,
+    model: &str,
+) -> Result<Option<bool>, ServiceError> {
+    let all = store
+        .settings()
+        .get(SEND_IMAGES_SETTING)
+        .await
+        .map_err(storage)?;
+    Ok(all
+        .as_ref()
+        .and_then(|v| v.get(send_images_key(provider, model)))
+        .and_then(serde_json::Value::as_bool))
+}
+
+/// Sends images of tool results to `model` of `provider` or not (`None`:
+/// back to the default, yes when the provider takes them). Turn it off for a
+/// text-only model whose server refuses images.
+pub async fn set_send_images(
+    store: &Store,
+    provider: &str,
+    model: &str,
+    on: Option<bool>,
+) -> Result<(), ServiceError> {
+    let settings = store.settings();
+    let mut all = match settings.get(SEND_IMAGES_SETTING).await.map_err(storage)? {
+        Some(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    let key = send_images_key(provider, model);
+    match on {
+        Some(on) => {
+            all.insert(key, serde_json::Value::Bool(on));
+        }
+        None => {
+            all.remove(&key);
+        }
+    }
+    settings
+        .set(SEND_IMAGES_SETTING, &serde_json::Value::Object(all))
+        .await
+        .map_err(storage)
+}
+
 /// Remembers the model to use with an environment endpoint.
 pub async fn set_env_model(
     store: &Store,

@@ -2,12 +2,13 @@
 //! the approval crate (one catch-all per group, known patterns) before
 //! saving; every change invalidates the gate's cached rules.
 
-use skald_approval::edited_rule;
+use skald_approval::{CallContext, edited_rule};
 use skald_protocol::{GroupView, RuleActionView, RuleInput, RuleView};
 use skald_store::{ApprovalRuleRow, NewApprovalRule, PermissionGroupRow, RuleAction};
 
 use super::ServiceError;
-use crate::ApprovalManager;
+use crate::assemble::arguments_value;
+use crate::{ApprovalManager, ChatSessionHandler};
 
 fn action_view(a: RuleAction) -> RuleActionView {
     match a {
@@ -153,4 +154,40 @@ pub async fn update_rule(
 
 pub async fn delete_rule(approvals: &ApprovalManager, id: i64) -> Result<bool, ServiceError> {
     Ok(approvals.delete_rule(id).await?)
+}
+
+/// The rule "always allow" would save for a stored call (see
+/// `skald_approval::always_allow_rule`), over the rules and RunContext the
+/// gate decides with. The call is judged as its own round judged it: its
+/// traits, category and source come from the tools of the frame it was made
+/// in (a session tool declared as a writer is scoped like `write_file`),
+/// never from its name.
+pub async fn always_allow_rule(
+    sessions: &ChatSessionHandler,
+    approvals: &ApprovalManager,
+    tool_call_id: &str,
+) -> Result<NewApprovalRule, ServiceError> {
+    let call = approvals
+        .store()
+        .tool_calls()
+        .get(tool_call_id)
+        .await?
+        .ok_or_else(|| ServiceError::NotFound(format!("no tool call {tool_call_id}")))?;
+    let (tools, agent) = sessions.tools_of_call(&call).await?;
+    let rules = approvals.rules().await?;
+    let ctx = approvals
+        .run_context(&call.session_id, None)
+        .await?
+        .canonicalized();
+    let args = arguments_value(&call.arguments);
+    let mut cc =
+        CallContext::for_run_with_traits(&call.name, tools.traits_of(&call.name), &args, &ctx)
+            .with_agent(agent);
+    if let Some(source) = tools.source_of(&call.name) {
+        cc = cc.with_source(source);
+    }
+    if let Some(category) = tools.category_of(&call.name) {
+        cc = cc.with_category(category);
+    }
+    Ok(skald_approval::always_allow_rule(&rules, &cc, &ctx)?)
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
+use skald_session::proc_harness::{Scratch, colour_question, file_contains, kill_when, sigkill};
 use skald_store::Store;
 
 use crate::common::{shape, tool_shape};
@@ -31,9 +32,7 @@ fn harness(data: &Path, work: &Path, mock: &MockServer) -> Command {
 #[tokio::test]
 async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let probe = work.join("probe.txt");
     std::fs::write(&probe, "probe content").unwrap();
     let mock = MockServer::start([
@@ -53,16 +52,9 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
         .spawn()
         .unwrap();
     let runs = work.join("probe.runs");
-    let start = Instant::now();
-    while !std::fs::read_to_string(&runs).is_ok_and(|s| s.contains("start")) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the tool never started"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_when(&mut child, "the tool's start", || {
+        file_contains(&runs, "start")
+    });
 
     // What the killed process left on disk.
     let store = Store::open(&data).await.unwrap();
@@ -154,9 +146,7 @@ async fn sigkill_during_a_rerun_tool_then_restart_reruns_it_once() {
 #[tokio::test]
 async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let probe = work.join("probe.txt");
     std::fs::write(&probe, "probe content").unwrap();
     let task = json!({
@@ -192,16 +182,9 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
         .spawn()
         .unwrap();
     let runs = work.join("probe.runs");
-    let start = Instant::now();
-    while !std::fs::read_to_string(&runs).is_ok_and(|s| s.contains("start")) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the sub-agent's tool never started"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_when(&mut child, "the sub-agent's tool's start", || {
+        file_contains(&runs, "start")
+    });
 
     let store = Store::open(&data).await.unwrap();
     let sid = store.sessions().list().await.unwrap()[0].id.clone();
@@ -299,17 +282,9 @@ async fn sigkill_during_a_sync_sub_agent_then_restart_continues_its_frame() {
 #[tokio::test]
 async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let (data, work) = (root.join("data"), root.join("work"));
-    std::fs::create_dir_all(&work).unwrap();
+    let Scratch { data, work, .. } = Scratch::in_dir(dir.path()).unwrap();
     let mock = MockServer::start([
-        sse_tool_call(
-            "call_q",
-            "ask_user_clarification",
-            &json!({"title": "Colour", "question": "Which colour?",
-                    "suggested_answers": ["red", "blue"]})
-            .to_string(),
-        ),
+        sse_tool_call("call_q", "ask_user_clarification", &colour_question()),
         sse_text("Blue it is."),
     ])
     .unwrap();
@@ -336,8 +311,7 @@ async fn a_question_survives_sigkill_and_its_answer_after_restart_continues_the_
         (q.tool_call_id.as_str(), q.title.as_str()),
         ("call_q", "Colour")
     );
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    sigkill(&mut child);
     // Still pending on disk; the call is left running (re-run on start).
     let q = store.clarifications().get("call_q").await.unwrap().unwrap();
     assert_eq!(q.status, "pending");

@@ -33,8 +33,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
     BoxFuture, ProgressReporter, RestartHint, SimpleExecution, Tool, ToolCategory,
-    ToolDescriptionLength, ToolError, ToolExecution, ToolResult, input_schema, parse_args,
-    truncate_label,
+    ToolDescriptionLength, ToolError, ToolExecution, ToolPresentation, ToolResult, input_schema,
+    parse_args, truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -209,6 +209,10 @@ impl Tool for ExecuteCmd {
 
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask
+    }
+
+    fn presentation(&self) -> ToolPresentation {
+        ToolPresentation::Command
     }
 }
 

@@ -80,6 +80,11 @@ impl TypedTool for EditFile {
         ToolTraits::WRITES
     }
 
+    /// The tool's own edit, applied in memory (CRLF, unique matches).
+    fn predict(&self, input: &EditFileInput, current: Option<&str>) -> Option<String> {
+        apply_edit(current?, input).ok().map(|a| a.updated)
+    }
+
     /// Re-running an applied edit can apply it twice.
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask

@@ -92,6 +92,12 @@ impl TypedTool for InsertAtLine {
         ToolTraits::WRITES
     }
 
+    fn predict(&self, input: &InsertAtLineInput, current: Option<&str>) -> Option<String> {
+        let mut doc = LineDoc::parse(current?);
+        apply_insert(&mut doc, input)?;
+        Some(doc.render())
+    }
+
     /// Re-running an applied insert inserts twice.
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask

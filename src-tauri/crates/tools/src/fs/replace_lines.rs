@@ -82,6 +82,12 @@ impl TypedTool for ReplaceLines {
         ToolTraits::WRITES
     }
 
+    fn predict(&self, input: &ReplaceLinesInput, current: Option<&str>) -> Option<String> {
+        let mut doc = LineDoc::parse(current?);
+        apply_replace(&mut doc, input)?;
+        Some(doc.render())
+    }
+
     /// Re-running shifts lines a second time.
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Reask

@@ -79,4 +79,8 @@ impl TypedTool for WriteFile {
     fn traits(&self) -> ToolTraits {
         ToolTraits::WRITES
     }
+
+    fn predict(&self, input: &WriteFileInput, _current: Option<&str>) -> Option<String> {
+        Some(input.content.clone())
+    }
 }
