@@ -154,7 +154,7 @@ async fn an_image_is_sent_while_recent_and_named_once_older() {
     say(&h, &sid, "snap").await;
     say(&h, &sid, "and?").await;
     say(&h, &sid, "new topic").await;
-    let reqs = mock.requests();
+    let reqs = mock.bodies();
     assert_eq!(reqs.len(), 4);
     let url = format!("data:image/png;base64,{PIXEL}");
     // The round after the call, and the next turn: sent.
@@ -178,7 +178,7 @@ async fn an_image_over_the_providers_limit_is_shrunk_to_fit() {
     let h = handler(&e, &mock, limit, big);
     let sid = e.session().await;
     say(&h, &sid, "snap").await;
-    let urls = image_urls(&mock.requests()[1]);
+    let urls = image_urls(&mock.bodies()[1]);
     assert_eq!(urls.len(), 1);
     let data = urls[0]
         .strip_prefix("data:image/jpeg;base64,")
@@ -195,7 +195,7 @@ async fn an_image_that_cannot_fit_is_named_with_why() {
     let h = handler(&e, &mock, 16, noise_png(64));
     let sid = e.session().await;
     say(&h, &sid, "snap").await;
-    let req = &mock.requests()[1];
+    let req = &mock.bodies()[1];
     assert!(image_urls(req).is_empty());
     let content = tool_content(req, "s1");
     assert!(
@@ -234,7 +234,7 @@ async fn the_send_images_setting_keeps_images_from_one_model() {
         Some(false)
     );
     say(&h, &sid, "snap").await;
-    let req = &mock.requests()[1];
+    let req = &mock.bodies()[1];
     assert!(image_urls(req).is_empty(), "{req}");
     assert_eq!(tool_content(req, "s1"), "snapped\n[image: image/png, 0 KB]");
 
@@ -244,7 +244,7 @@ async fn the_send_images_setting_keeps_images_from_one_model() {
         .unwrap();
     say(&h, &sid, "snap again").await;
     // Both calls answer one of the last two user messages: both images go.
-    let req = &mock.requests()[3];
+    let req = &mock.bodies()[3];
     let url = format!("data:image/png;base64,{PIXEL}");
     assert_eq!(image_urls(req), vec![url.clone(), url]);
 }
