@@ -331,7 +331,7 @@ describe("fine-grained updates", () => {
   });
 
   it("a question's half-typed answer survives updates of its message", () => {
-    const ask: ToolCallView = { ...call, id: "q1", name: "ask_user_clarification", status: "running", result: null, arguments: { question: "Which?", suggested_answers: ["A"] } };
+    const ask: ToolCallView = { ...call, id: "q1", name: "ask_user_clarification", status: "running", result: null, presentation: "question", arguments: { question: "Which?", suggested_answers: ["A"] } };
     const other: ToolCallView = { ...call, id: "o1", status: "running", result: null };
     let view = applyEvent(history(1), { type: "toolStart", sessionId: "s", call: ask });
     view = applyEvent(view, { type: "toolStart", sessionId: "s", call: other });
