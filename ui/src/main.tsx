@@ -17,13 +17,13 @@ import {
   searchSessions,
   takeLaunchFiles,
 } from "./api";
-import { hasUserInput } from "./dom";
 import { guardLinks, installContextMenu } from "./links";
 import { openFileHash } from "./pages/chat";
 import { mountViewer } from "./pages/viewer";
 import { needsWelcome } from "./pages/welcome";
 import { App } from "./shell/app";
 import { parseRoute } from "./shell/routes";
+import { INBOX_REFRESH } from "./pages/inbox";
 import {
   chatCycleShortcut,
   chatNumberShortcut,
@@ -223,7 +223,8 @@ void refreshBadge();
 // other processes' within seconds); the slow poll is only a safety net.
 onApprovalsChanged(() => {
   void refreshBadge();
-  // The open Inbox follows too, unless the person is typing a note there.
-  if (parseRoute(location.hash).name === "inbox" && page && !hasUserInput(page)) window.dispatchEvent(new Event("skald:rerender"));
+  // The open Inbox refreshes in place: unchanged cards (and what is typed
+  // into them) stay; a re-mount would replace them under the person's hand.
+  window.dispatchEvent(new Event(INBOX_REFRESH));
 });
 setInterval(() => void refreshBadge(), 15_000);

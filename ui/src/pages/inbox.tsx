@@ -2,7 +2,7 @@
 // rows in the database are its truth, so it survives a restart. The cards
 // themselves are the chat's (approval panel, question card); the Inbox adds
 // where each comes from and, for approvals, the rule's reason in words.
-import { createResource, For, type JSX, Show } from "solid-js";
+import { createMemo, createResource, For, type JSX, onCleanup, Show } from "solid-js";
 import * as api from "../api";
 import type { PendingApprovalView, PendingQuestionView } from "../bindings";
 import { approvalPanel } from "../chat/approval";
@@ -10,11 +10,27 @@ import { questionCard } from "../chat/question";
 import { plainReason } from "../rule_words";
 import { mountSolid } from "../solid";
 
+/** `next` with every item equal to one in `prev` (same key, same content)
+ *  replaced by that one, so a refresh keeps unchanged cards — and what the
+ *  person is typing into them — instead of rebuilding every node. */
+export function keepUnchanged<T>(prev: readonly T[], next: readonly T[], key: (t: T) => string): T[] {
+  const old = new Map(prev.map((t) => [key(t), t]));
+  return next.map((t) => {
+    const was = old.get(key(t));
+    return was !== undefined && JSON.stringify(was) === JSON.stringify(t) ? was : t;
+  });
+}
+
+/** Dispatched on `window` when the waiting set changes: the open Inbox refetches. */
+export const INBOX_REFRESH = "skald:inbox-refresh";
+
 type InboxApi = Pick<typeof api, "listPending" | "listQuestions" | "approveCall" | "rejectCall" | "previewAlwaysAllow" | "alwaysAllow" | "answerQuestion">;
 
 function Inbox(props: { api: InboxApi }): JSX.Element {
   const [data, { refetch }] = createResource(() => Promise.all([props.api.listPending(), props.api.listQuestions()]));
   const refresh = () => void refetch();
+  window.addEventListener(INBOX_REFRESH, refresh);
+  onCleanup(() => window.removeEventListener(INBOX_REFRESH, refresh));
   const actions = {
     approve: async (id: string) => {
       await props.api.approveCall(id);
@@ -34,8 +50,8 @@ function Inbox(props: { api: InboxApi }): JSX.Element {
     await props.api.answerQuestion(id, text);
     refresh();
   };
-  const pending = (): PendingApprovalView[] => data.latest?.[0] ?? [];
-  const questions = (): PendingQuestionView[] => data.latest?.[1] ?? [];
+  const pending = createMemo<PendingApprovalView[]>((prev) => keepUnchanged(prev, data.latest?.[0] ?? [], (p) => p.request.toolCallId), []);
+  const questions = createMemo<PendingQuestionView[]>((prev) => keepUnchanged(prev, data.latest?.[1] ?? [], (q) => q.toolCallId), []);
   const waiting = () => pending().length + questions().length;
   return (
     <>
