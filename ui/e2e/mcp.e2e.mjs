@@ -191,7 +191,13 @@ test("an MCP elicitation is a form in the Inbox; the answer reaches the server a
   });
   await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_elicit] [data-testid=approve]').click()");
 
-  // The server's request waits for the person as a question with a form.
+  // The server's request waits for the person as a question with a form:
+  // under the call's card in the chat, and in the Inbox.
+  await session.waitFor("return !!document.querySelector('[data-testid=conversation] [data-testid=elicitation-form] [data-field=name]')", {
+    what: "the elicitation form under its call in the chat",
+    timeoutMs: 30_000,
+  });
+  await shot("mcp-elicitation-chat.png");
   await session.execute("location.hash = '#/inbox'");
   const fields = await session.waitFor(
     "const f = document.querySelector('[data-testid=inbox-question][data-tool-call=call_elicit] [data-testid=elicitation-form]'); return f ? Array.from(f.querySelectorAll('[data-field]')).map(d => d.dataset.field) : null",

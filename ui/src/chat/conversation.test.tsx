@@ -345,6 +345,27 @@ describe("fine-grained updates", () => {
     expect(input.value).toBe("half typed");
   });
 
+  it("an MCP server's elicitation is asked as a form under the running call that asked it", () => {
+    const mcp: ToolCallView = { ...call, id: "m1", name: "mcp__everything__trigger-elicitation-request", status: "running", result: null, arguments: {} };
+    const view = applyEvent(history(1), { type: "toolStart", sessionId: "s", call: mcp });
+    const asked = {
+      toolCallId: "m1",
+      title: "everything asks",
+      question: "Please provide your details",
+      suggestedAnswers: [],
+      schema: { type: "object", properties: { name: { type: "string", title: "Name" } }, required: ["name"] },
+    };
+    const root = document.createElement("div");
+    const elicitation = vi.fn((id: string) => (id === "m1" ? asked : null));
+    mountConversation(root, view, { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation });
+    expect(root.querySelector("[data-testid=elicitation-form]")).not.toBeNull();
+    expect(root.querySelector("[data-testid=elicitation-form] [data-field=name]")).not.toBeNull();
+    // Not once the call has ended.
+    const ended = document.createElement("div");
+    mountConversation(ended, applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "m1", result: "ok" }), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation });
+    expect(ended.querySelector("[data-testid=elicitation-form]")).toBeNull();
+  });
+
   it("follows new text only while the person is at the bottom", () => {
     let view = history(5);
     const root = document.createElement("div");

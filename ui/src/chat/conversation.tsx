@@ -22,6 +22,9 @@ export interface ChatHandlers {
   openFile: (path: string, line?: number) => void;
   actions?: ApprovalActions;
   answerQuestion?: AnswerQuestion;
+  /** The question an MCP server asks through the running call `id` (an
+   *  elicitation, with its form), if one waits. */
+  elicitation?: (id: string) => Question | null;
   /** Sends `text` in place of the last message of the person (and what followed it). */
   edit?: (text: string) => void;
   /** Asks again for the last answer. */
@@ -45,9 +48,9 @@ export function Thinking(p: { text: string; live: boolean }) {
 
 /** A waiting question's card, built once per call (a typed answer survives
  *  every update of the message around it). */
-function WaitingQuestion(p: { call: ToolCallView; answer?: AnswerQuestion }) {
+function WaitingQuestion(p: { call: ToolCallView; answer?: AnswerQuestion; elicitation?: (id: string) => Question | null }) {
   const question = createMemo<Question | null>(
-    () => (p.answer ? askedQuestion(p.call) : null),
+    () => (p.answer ? (askedQuestion(p.call) ?? (p.call.status === "running" ? (p.elicitation?.(p.call.id) ?? null) : null)) : null),
     null,
     { equals: (a, b) => a?.toolCallId === b?.toolCallId && (a === null) === (b === null) },
   );
@@ -71,7 +74,7 @@ function Call(p: { call: ToolCallView; own: ChatView; top: ChatView; h: ChatHand
           <Show when={p.top.subAgents[p.call.id]}>{(sub) => <SubAgent agentId={sub().agentId} view={sub().view} top={p.top} h={p.h} />}</Show>
         }
       />
-      <WaitingQuestion call={p.call} answer={p.h.answerQuestion} />
+      <WaitingQuestion call={p.call} answer={p.h.answerQuestion} elicitation={p.h.elicitation} />
     </>
   );
 }

@@ -7,7 +7,9 @@ import type { ApprovalRequest, SessionEvent } from "../bindings";
 import { BypassBar } from "../chat/bypass";
 import { companionPanel } from "../chat/companion";
 import { Conversation, type ConversationControl, createPaging } from "../chat/conversation";
+import type { Question } from "../chat/question";
 import { createChatStore } from "../chat/store";
+import { INBOX_REFRESH } from "./inbox";
 import { addUserMessage, applyEvent, type ChatView, dropLastTurn, fromHistory, settle } from "../chat/state";
 import { formatUsage, sessionUsage } from "../chat/usage";
 import { mountSolid } from "../solid";
@@ -157,10 +159,28 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     if (drop) view = dropLastTurn(view, drop === "answer");
     void runTurn(start, text);
   };
+  // An MCP server's elicitation waits as a question of the call that asked
+  // (with the form's schema): the chat asks it under that call's card, the
+  // Inbox too. Re-read whenever the waiting set changes.
+  const [elicitations, setElicitations] = createSignal<Record<string, Question>>({});
+  const loadElicitations = async () => {
+    if (!current || !deps.api.listQuestions) return;
+    const waiting = await deps.api.listQuestions().catch(() => []);
+    setElicitations(Object.fromEntries(waiting.filter((q) => q.sessionId === current && q.schema).map((q) => [q.toolCallId, q as Question])));
+  };
+  void loadElicitations();
+  const onWaitingChanged = () => void loadElicitations();
+  window.addEventListener(INBOX_REFRESH, onWaitingChanged);
+  // A server asks while its call runs; the change event can come before the
+  // question is readable, so a running turn also looks every 2 s.
+  const elicitationPoll = setInterval(() => {
+    if (view.running) void loadElicitations();
+  }, 2000);
   const handlers = {
     openFile,
     actions,
     answerQuestion: (id: string, text: string) => deps.api.answerQuestion(id, text),
+    elicitation: (id: string) => elicitations()[id] ?? null,
     ...(ops.editLastMessage ? { edit: (text: string) => replaceTurn((on) => ops.editLastMessage!(current as string, text, on), "turn", text) } : {}),
     ...(ops.regenerateAnswer ? { regenerate: () => replaceTurn((on) => ops.regenerateAnswer!(current as string, on), "answer") } : {}),
     ...(ops.retryTurn ? { retry: () => replaceTurn((on) => ops.retryTurn!(current as string, on), null) } : {}),
@@ -199,6 +219,8 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     document.addEventListener("keydown", onEsc);
     onCleanup(() => {
       document.removeEventListener("keydown", onEsc);
+      window.removeEventListener(INBOX_REFRESH, onWaitingChanged);
+      clearInterval(elicitationPoll);
       if (frame !== null) cancelAnimationFrame(frame);
     });
     return (
