@@ -237,6 +237,35 @@ describe("chat page", () => {
 });
 
 
+describe("chat page mounted twice in quick succession", () => {
+  it("keeps the newer mount even when the older one's first read ends last, and the older cleanup leaves it", async () => {
+    const slow = fakeApi();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    slow.listSessions.mockImplementationOnce(async () => {
+      await gate;
+      return [session("")];
+    });
+    const fast = fakeApi();
+    const root = document.createElement("div");
+    document.body.append(root);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const older = mountChat(root, "s1", { api: slow as any, navigate: vi.fn() });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const newer = await mountChat(root, "s1", { api: fast as any, navigate: vi.fn() });
+    release();
+    const olderCleanup = await older;
+    // The route that started first ends last and runs its cleanup at once.
+    olderCleanup();
+    await flush();
+    expect(root.querySelector("[data-testid=composer]")).not.toBeNull();
+    expect(slow.sessionHistory).not.toHaveBeenCalled();
+    newer();
+    expect(root.querySelector("[data-testid=composer]")).toBeNull();
+    root.remove();
+  });
+});
+
 describe("chat page and the companion tools", () => {
   it("opens a shown file in the viewer, relative to the session's directory", async () => {
     const api = fakeApi();

@@ -46,6 +46,10 @@ interface TurnOps {
 }
 
 let disposeCurrent: (() => void) | null = null;
+/** The newest mountChat call: an older one still awaiting its first read
+ *  must not mount over it (two routes to the chat in quick succession — the
+ *  start-up route and a hash change — otherwise left the page empty). */
+let newestMount = 0;
 
 /** Ends the mounted chat's effects and listeners (the router calls it when
  *  it leaves the chat; mounting a chat again does it too). */
@@ -55,10 +59,13 @@ export function disposeChat(): void {
 }
 
 /** Mounts the chat for `sessionId` (or the newest session, or an empty
- *  state); resolves once the history is shown. `disposeChat` ends it. */
-export async function mountChat(root: HTMLElement, sessionId: string | null, deps: ChatDeps = defaultDeps): Promise<void> {
+ *  state); resolves once the history is shown, to the cleanup of this mount
+ *  (`disposeChat` ends whichever is mounted). */
+export async function mountChat(root: HTMLElement, sessionId: string | null, deps: ChatDeps = defaultDeps): Promise<() => void> {
   disposeChat();
+  const mine = ++newestMount;
   const sessions = await deps.api.listSessions();
+  if (mine !== newestMount) return () => undefined;
   const current = sessionId ?? sessions[0]?.id ?? null;
   const ops = deps.api as typeof api & TurnOps;
   const chat = createChatStore();
@@ -283,7 +290,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     );
   });
   const dispose = disposeCurrent;
-  if (!current) return;
+  if (!current) return ownCleanup();
 
   // Re-attach to a turn that runs without this page (started on another
   // page or window, or by crash resume): events that arrive while history
@@ -338,4 +345,14 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   refreshCompanion();
   attaching = false;
   if (resumedMeanwhile) followResumed();
+  return ownCleanup();
+}
+
+/** The cleanup of the chat mounted last: it ends that mount only, never one
+ *  a later navigation made since (a stale route's cleanup runs late). */
+function ownCleanup(): () => void {
+  const own = disposeCurrent;
+  return () => {
+    if (disposeCurrent === own) disposeChat();
+  };
 }

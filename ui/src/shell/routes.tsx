@@ -3,7 +3,7 @@
 // return a cleanup) or a SolidJS component through `solidPage`.
 import type { Component, JSX } from "solid-js";
 import { listTools } from "../api";
-import { disposeChat, mountChat } from "../pages/chat";
+import { mountChat } from "../pages/chat";
 import { mountInbox } from "../pages/inbox";
 import { McpScreen } from "../pages/mcp";
 import { mountRules } from "../pages/rules";
@@ -34,10 +34,7 @@ export function solidPage(Page: Component<{ route: Route }>): PageMount {
 }
 
 export const PAGES: Record<string, PageMount> = {
-  chat: async (root, r) => {
-    await mountChat(root, r.arg);
-    return disposeChat;
-  },
+  chat: (root, r) => mountChat(root, r.arg),
   inbox: (root) => mountInbox(root),
   tasks: async (root) => {
     await mountTasks(root);
