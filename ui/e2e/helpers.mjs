@@ -147,10 +147,15 @@ export async function newChat(session) {
   );
 }
 
-/** Types `text` into the composer and presses Send. */
+/** Types `text` into the composer and presses Send. The chat page may be
+ *  mounting again right after a navigation (its composer briefly absent), so
+ *  it waits for a composer and then types and sends in one step. */
 export async function send(session, text) {
-  await setValue(session, "[data-testid=composer]", text);
-  await session.execute("document.querySelector('[data-testid=send]').click()");
+  await session.waitFor("const c = document.querySelector('[data-testid=composer]'); return !!c && !c.disabled", { what: "the composer" });
+  await session.execute(
+    "const c = document.querySelector('[data-testid=composer]'); c.value = arguments[0]; c.dispatchEvent(new Event('input')); document.querySelector('[data-testid=send]').click();",
+    [text],
+  );
 }
 
 /** Polls `check` (a test-side condition, not a page script) until it holds. */
