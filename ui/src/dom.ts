@@ -11,9 +11,3 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** Whether the person is in the middle of typing under `root` (a focused or
- *  non-empty text field), so a live refresh must not wipe it. */
-export function hasUserInput(root: HTMLElement): boolean {
-  const fields = root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("textarea, input[type=text], input:not([type])");
-  return Array.from(fields).some((f) => f.value.trim() !== "" || f === document.activeElement);
-}

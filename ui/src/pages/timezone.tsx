@@ -5,7 +5,6 @@
 import { createResource, createSignal, For, Show } from "solid-js";
 import * as api from "../api";
 import type { TimeZoneView } from "../bindings";
-import { mountSolid } from "../solid";
 
 type Deps = { api: Pick<typeof api, "getTimeZone" | "setTimeZone" | "errorMessage"> };
 
@@ -88,11 +87,4 @@ export function TimeZoneSetting(props: { deps: Deps }) {
       </Show>
     </section>
   );
-}
-
-/** The setting in a container of its own, for a page that is not SolidJS yet. */
-export function timeZoneSection(deps: Deps = { api }): HTMLElement {
-  const box = document.createElement("div");
-  mountSolid(box, () => <TimeZoneSetting deps={deps} />);
-  return box;
 }

@@ -73,12 +73,10 @@ export function App(props: AppProps): JSX.Element {
   onMount(() => {
     props.onPage?.(page);
     window.addEventListener("hashchange", onHash);
-    window.addEventListener("skald:rerender", onHash);
     void show(route());
   });
   onCleanup(() => {
     window.removeEventListener("hashchange", onHash);
-    window.removeEventListener("skald:rerender", onHash);
     cleanup?.();
   });
 
