@@ -212,10 +212,11 @@ pub(crate) fn to_messages_awaiting(
                     })
                     .collect();
                 // A cut answer goes back marked as such, never as finished.
-                let content = if r.extras.incomplete {
-                    format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER)
-                } else {
-                    r.content.clone()
+                // A failed turn leaves its error on it; a stopped one none.
+                let content = match (r.extras.incomplete, &r.error) {
+                    (false, _) => r.content.clone(),
+                    (true, Some(_)) => format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER),
+                    (true, None) => format!("{}\n\n{}", r.content, notes::STOPPED_ANSWER),
                 };
                 out.push(Message::Assistant {
                     content,

@@ -76,6 +76,10 @@ pub fn trimmed_result(chars: usize) -> String {
 pub const INCOMPLETE_ANSWER: &str =
     "[This answer was cut off before it finished (the connection to the model broke).]";
 
+/// What follows an answer the person stopped while it streamed.
+pub const STOPPED_ANSWER: &str =
+    "[This answer was cut off before it finished: the user stopped it.]";
+
 /// The person-facing line of a retry: "rate limited, retrying in 3 s,
 /// attempt 2 of 5".
 pub fn retry_line(reason: &str, delay_ms: u64, attempt: u32, max_attempts: u32) -> String {

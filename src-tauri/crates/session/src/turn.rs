@@ -128,27 +128,15 @@ pub(crate) async fn run_rounds(
 
         let response = match stream_response(t, model, &request, cancel.clone()).await {
             Streamed::Complete(r) => r,
+            // What streamed is kept for the person, flagged incomplete: the
+            // next request says it was cut (by Stop or by the connection),
+            // never passes it off as a finished answer.
             Streamed::Cancelled(partial) => {
-                if !partial.text.is_empty() {
-                    let extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
-                    store_assistant(t, &partial.text, &[], &extras).await?;
-                }
+                keep_incomplete(t, &partial, STOPPED).await?;
                 return Ok(TurnOutcome::Cancelled);
             }
             Streamed::Failed(e, partial) => {
-                // What streamed is kept for the person, flagged incomplete:
-                // the next request says it was cut, never passes it off as
-                // a finished answer.
-                if !partial.text.is_empty() {
-                    let mut extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
-                    extras.incomplete = true;
-                    let id = store_assistant(t, &partial.text, &[], &extras).await?;
-                    t.emit(SessionEvent::MessageIncomplete {
-                        session_id: t.session_id().to_string(),
-                        message_id: id,
-                        reason: e.to_string(),
-                    });
-                }
+                keep_incomplete(t, &partial, &e.to_string()).await?;
                 return Ok(TurnOutcome::Failed {
                     message: e.to_string(),
                 });
@@ -428,6 +416,30 @@ async fn stream_response(
             }
         }
     }
+}
+
+/// Why a stopped answer is incomplete (the `MessageIncomplete` reason).
+const STOPPED: &str = "stopped by the user";
+
+/// Stores the text a response got to before it ended early, flagged
+/// incomplete, and says so (`MessageIncomplete`). Nothing streamed: nothing kept.
+async fn keep_incomplete(
+    t: &Turn<'_>,
+    partial: &AssistantResponse,
+    reason: &str,
+) -> Result<(), SessionError> {
+    if partial.text.is_empty() {
+        return Ok(());
+    }
+    let mut extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
+    extras.incomplete = true;
+    let id = store_assistant(t, &partial.text, &[], &extras).await?;
+    t.emit(SessionEvent::MessageIncomplete {
+        session_id: t.session_id().to_string(),
+        message_id: id,
+        reason: reason.to_string(),
+    });
+    Ok(())
 }
 
 /// Gives every call an id unique in the DB: the model's when it is free,

@@ -1,6 +1,8 @@
 //! Doing a turn again: Retry a failed one, regenerate the last answer, edit
 //! and resend the last message, and "compact" (a summary of all but the last
-//! turn, on the person's request). Each claims the session like a turn.
+//! turn, on the person's request). Each claims the session before it reads
+//! the history and holds it until its turn ends, so no other turn runs
+//! between the cut and the new answer.
 
 use skald_protocol::SummaryView;
 use skald_store::MessageRow;
@@ -57,6 +59,8 @@ impl ChatSessionHandler {
         session_id: &str,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
+        // Claimed before the history is read: what is cut is what was read.
+        let slot = self.claim(session_id)?;
         let session = self.session_row(session_id).await?;
         let rows = self.root_rows(&session).await?;
         let Some(last) = rows.last() else {
@@ -77,7 +81,7 @@ impl ChatSessionHandler {
             }
             _ => None,
         };
-        self.again(session_id, drop_after, sink).await
+        self.again(slot, session_id, drop_after, sink).await
     }
 
     /// Drops the last answer (everything after the person's last message)
@@ -87,6 +91,7 @@ impl ChatSessionHandler {
         session_id: &str,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
+        let slot = self.claim(session_id)?;
         let session = self.session_row(session_id).await?;
         let rows = self.root_rows(&session).await?;
         let Some(user) = rows.iter().rev().find(|r| r.role == Role::User) else {
@@ -94,7 +99,7 @@ impl ChatSessionHandler {
                 "nothing to regenerate: no message was sent yet".into(),
             ));
         };
-        self.again(session_id, Some(user.id), sink).await
+        self.again(slot, session_id, Some(user.id), sink).await
     }
 
     /// Replaces the person's last message with `text` (dropping it and
@@ -105,6 +110,9 @@ impl ChatSessionHandler {
         text: &str,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
+        // One claim from reading the history, through the cut, to the end of
+        // the new turn: no other send can slip in between.
+        let slot = self.claim(session_id)?;
         let session = self.session_row(session_id).await?;
         let rows = self.root_rows(&session).await?;
         let Some(user) = rows.iter().rev().find(|r| r.role == Role::User) else {
@@ -112,26 +120,32 @@ impl ChatSessionHandler {
                 "nothing to edit: no message was sent yet".into(),
             ));
         };
-        let slot = self.claim(session_id)?;
+        let prepared = self.prepare(session_id, None).await?;
         let store = &self.inner.store;
         store
             .history()
             .truncate_after(session_id, user.id.saturating_sub(1))
             .await?;
         store.history().clear_errors(session_id).await?;
-        drop(slot);
-        self.send_message(session_id, text, sink).await
+        let turn = self.turn(&prepared, &sink);
+        turn.emit(SessionEvent::TurnStarted {
+            session_id: session_id.to_string(),
+        });
+        let result = self
+            .user_turn(&turn, &prepared, text, slot.token.clone())
+            .await;
+        Ok(self.end_turn(&turn, result).await)
     }
 
     /// Cuts the history after message `drop_after` (when given), clears the
     /// errors and runs rounds without a new message from the person.
     async fn again(
         &self,
+        slot: Slot<'_>,
         session_id: &str,
         drop_after: Option<i64>,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
-        let slot = self.claim(session_id)?;
         let prepared = self.prepare(session_id, None).await?;
         let store = &self.inner.store;
         if let Some(id) = drop_after {

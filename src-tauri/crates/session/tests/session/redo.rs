@@ -309,3 +309,57 @@ async fn a_message_sent_with_no_provider_is_kept_and_sent_by_retry_once_there_is
     assert_eq!(history.len(), 2);
     assert!(history.iter().all(|m| m.error.is_none()));
 }
+
+/// Edit holds the session from reading the history, through the cut, to the
+/// end of its new answer: a send tried at any moment in between is refused
+/// as busy, and the history is exactly the edited conversation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_other_turn_starts_while_an_edit_cuts_and_resends() {
+    let e = env([
+        ScriptedTurn::text_reply("One."),
+        ScriptedTurn::text_reply("Answer to the typo."),
+        ScriptedTurn::text_reply("Answer to the fix.").delay(std::time::Duration::from_millis(300)),
+        ScriptedTurn::text_reply("Must never be asked."),
+    ])
+    .await;
+    let sid = e.session().await;
+    for text in ["First", "Secnod"] {
+        e.handler
+            .send_message(&sid, text, &RecordingSink::new())
+            .await
+            .unwrap();
+    }
+    let (h, id) = (e.handler.clone(), sid.clone());
+    let edit = tokio::spawn(async move {
+        h.edit_last_message(&id, "Second", RecordingSink::new())
+            .await
+    });
+    wait_until("the edit claims the session", || {
+        e.handler.is_running(&sid) || edit.is_finished()
+    })
+    .await;
+    let mut refused = 0;
+    while !edit.is_finished() {
+        match e
+            .handler
+            .send_message(&sid, "Slipped in", RecordingSink::new())
+            .await
+        {
+            Err(SessionError::Busy(_) | SessionError::BusyElsewhere(_)) => refused += 1,
+            other => panic!("a send started during the edit: {other:?}"),
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(refused > 0, "the edit ended before a send was tried");
+    assert_eq!(edit.await.unwrap().unwrap(), TurnOutcome::Completed);
+    let contents: Vec<String> = e
+        .handler
+        .history(&sid)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content)
+        .collect();
+    assert_eq!(contents, ["First", "One.", "Second", "Answer to the fix."]);
+    assert_eq!(e.fake.requests().len(), 3);
+}

@@ -47,12 +47,21 @@ async fn stop_during_the_llm_call_drops_it_and_the_next_message_works() {
             ..
         })
     ));
-    // What was streamed is kept.
+    // What was streamed is kept, marked incomplete like a cut stream.
     let contents: Vec<String> = shape(&e.history_rows(&sid).await)
         .into_iter()
         .map(|r| r.1)
         .collect();
     assert_eq!(contents, ["Hard question", "Let me think"]);
+    let history = e.handler.history(&sid).await.unwrap();
+    let answer = history.last().unwrap();
+    assert!(answer.incomplete, "a stopped answer is incomplete");
+    assert!(answer.error.is_none(), "a stop is no failure");
+    assert!(has_event(&sink, |ev| matches!(
+        ev,
+        SessionEvent::MessageIncomplete { message_id, reason, .. }
+            if *message_id == answer.id && reason.contains("stopped")
+    )));
 
     e.fake.push_turn(ScriptedTurn::text_reply("Answer."));
     let outcome = e
@@ -65,7 +74,8 @@ async fn stop_during_the_llm_call_drops_it_and_the_next_message_works() {
         e.request(1).messages,
         vec![
             Message::user("Hard question"),
-            Message::assistant("Let me think"),
+            // Not passed off as a finished answer.
+            Message::assistant(format!("Let me think\n\n{}", notes::STOPPED_ANSWER)),
             Message::user("Go on")
         ]
     );
