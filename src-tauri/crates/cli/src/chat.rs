@@ -134,7 +134,7 @@ impl Host {
 /// Bad input is 2; a session busy with another turn (here or in another
 /// process) or a store that cannot be written (full, read-only, locked) is
 /// not the caller's mistake, so 1.
-fn start_error(e: &SessionError) -> ExitCode {
+pub(crate) fn start_error(e: &SessionError) -> ExitCode {
     match e {
         SessionError::Busy(_) | SessionError::BusyElsewhere(_) | SessionError::Store(_) => {
             fail(1, &e.to_string())
@@ -175,6 +175,12 @@ pub async fn chat(data_dir: &Path, args: ChatArgs) -> ExitCode {
         Err(e) => return fail(1, &e),
     };
     let code = chat_on(&host, args).await;
+    close_after_turn(host, code).await
+}
+
+/// Closes the host after a turn; a turn that asked for a restart exits
+/// with [`EXIT_RESTART`] instead of success.
+pub(crate) async fn close_after_turn(host: Host, code: ExitCode) -> ExitCode {
     let restart = host.deps.restart.is_requested();
     host.close().await;
     if code == ExitCode::SUCCESS && restart {
@@ -222,9 +228,51 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
         }
     };
     eprintln!("skald: session {session_id}");
-    let ctrl_c = stop_on_ctrl_c(h, &session_id);
-    let questions = crate::companion::ask_on_terminal(h, &session_id);
-    let sink = ApprovingSink::new(args.approve, host.approvals.clone());
+    let action = Action::Send {
+        prompt: args.prompt,
+        model: args.model,
+    };
+    match run_turn(host, &session_id, action, args.approve).await {
+        Ok(outcome) => outcome_code(&outcome),
+        Err(e) => {
+            // A turn that could not even start leaves no empty session behind.
+            if created {
+                let _ = h.delete_session(&session_id).await;
+            }
+            start_error(&e)
+        }
+    }
+}
+
+/// What a turn starts from.
+pub(crate) enum Action {
+    /// The person's new message.
+    Send {
+        prompt: String,
+        model: Option<String>,
+    },
+    /// The failed last turn again.
+    Retry,
+    /// A new answer to the last message.
+    Regenerate,
+    /// The last message replaced by this one, then answered.
+    Edit(String),
+}
+
+/// Runs one turn of `session_id`, printing it as `skald chat` does: the
+/// answer on stdout, tool events on stderr, approvals answered per
+/// `approve`, Ctrl-C stopping it, and background tasks it starts followed
+/// to their end.
+pub(crate) async fn run_turn(
+    host: &Host,
+    session_id: &str,
+    action: Action,
+    approve: ApproveMode,
+) -> Result<TurnOutcome, SessionError> {
+    let h = &host.handler;
+    let ctrl_c = stop_on_ctrl_c(h, session_id);
+    let questions = crate::companion::ask_on_terminal(h, session_id);
+    let sink = ApprovingSink::new(approve, host.approvals.clone());
     // Background tasks this turn starts run in this process: their
     // approvals are answered as this turn's are, and once the turn is over
     // their endings — and the turn each resumes here — are shown as they
@@ -251,14 +299,15 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
         }
     };
     let work = async {
-        let result = h
-            .send_message_with(
-                &session_id,
-                &args.prompt,
-                TurnOptions { model: args.model },
-                &sink,
-            )
-            .await;
+        let result = match action {
+            Action::Send { prompt, model } => {
+                h.send_message_with(session_id, &prompt, TurnOptions { model }, &sink)
+                    .await
+            }
+            Action::Retry => h.retry_turn(session_id, &sink).await,
+            Action::Regenerate => h.regenerate(session_id, &sink).await,
+            Action::Edit(text) => h.edit_last_message(session_id, &text, &sink).await,
+        };
         if h.tasks_in_flight() > 0 {
             following.store(true, std::sync::atomic::Ordering::SeqCst);
             sink.print.end_line();
@@ -277,19 +326,10 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
     ctrl_c.abort();
     questions.abort();
     sink.print.end_line();
-    match result {
-        Ok(outcome) => outcome_code(&outcome),
-        Err(e) => {
-            // A turn that could not even start leaves no empty session behind.
-            if created {
-                let _ = h.delete_session(&session_id).await;
-            }
-            start_error(&e)
-        }
-    }
+    result
 }
 
-fn outcome_code(outcome: &TurnOutcome) -> ExitCode {
+pub(crate) fn outcome_code(outcome: &TurnOutcome) -> ExitCode {
     match outcome {
         TurnOutcome::Completed => ExitCode::SUCCESS,
         TurnOutcome::Cancelled => fail(130, "stopped"),

@@ -18,6 +18,7 @@ mod companion;
 mod mcp;
 mod models;
 mod print;
+mod redo;
 mod tasks;
 
 use std::io::Write;
@@ -144,6 +145,34 @@ enum Command {
         /// The model that summarises (default: the default model).
         #[arg(long, value_name = "NAME")]
         model: Option<String>,
+    },
+    /// Run the failed last turn of SESSION again (a cut answer dropped,
+    /// finished tool calls not re-run), or send a message kept unsent.
+    Retry {
+        /// The session id (from `skald sessions`).
+        session: String,
+        /// How calls the rules ask about are answered (as `skald chat`).
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
+    },
+    /// Drop the last answer of SESSION and ask the model again.
+    Regenerate {
+        /// The session id (from `skald sessions`).
+        session: String,
+        /// How calls the rules ask about are answered (as `skald chat`).
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
+    },
+    /// Replace the last message of SESSION (and what followed it) with
+    /// TEXT, and run the turn.
+    Edit {
+        /// The session id (from `skald sessions`).
+        session: String,
+        /// The new message.
+        text: String,
+        /// How calls the rules ask about are answered (as `skald chat`).
+        #[arg(long, value_enum, default_value = "ask")]
+        approve: approve::ApproveMode,
     },
     /// List chat sessions, most recent first.
     Sessions {
@@ -373,6 +402,22 @@ async fn run(cli: Cli) -> ExitCode {
         },
         Command::Compact { session, model } => match data_dir(cli.data_dir) {
             Ok(dir) => compact::compact(&dir, &session, model.as_deref()).await,
+            Err(code) => code,
+        },
+        Command::Retry { session, approve } => match data_dir(cli.data_dir) {
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Retry, approve).await,
+            Err(code) => code,
+        },
+        Command::Regenerate { session, approve } => match data_dir(cli.data_dir) {
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Regenerate, approve).await,
+            Err(code) => code,
+        },
+        Command::Edit {
+            session,
+            text,
+            approve,
+        } => match data_dir(cli.data_dir) {
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Edit(text), approve).await,
             Err(code) => code,
         },
         Command::Sessions { json } => match data_dir(cli.data_dir) {

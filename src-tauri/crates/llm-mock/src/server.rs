@@ -2,7 +2,7 @@
 //! requests are recorded, then answered from the model lists, the control
 //! endpoints, the routes or the script ([`crate::send`] sends the reply).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::Write;
@@ -65,6 +65,7 @@ pub struct MockBuilder {
     replies: Vec<Reply>,
     routes: Vec<Route>,
     models: Option<Vec<String>>,
+    windows: HashMap<String, u64>,
     responder: Option<Responder>,
     exhausted: Option<Reply>,
     hold: usize,
@@ -79,6 +80,7 @@ impl Default for MockBuilder {
             replies: Vec::new(),
             routes: Vec::new(),
             models: Some(MOCK_MODELS.iter().map(|m| (*m).to_owned()).collect()),
+            windows: HashMap::new(),
             responder: None,
             exhausted: None,
             hold: 0,
@@ -110,6 +112,16 @@ impl MockBuilder {
     /// What model lists name (`GET …/models`, `GET /api/tags`).
     pub fn models<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.models = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Says `model` has a context window of `tokens`: its entry in
+    /// `GET …/models` carries `context_length` (as OpenRouter's and LM
+    /// Studio's do) and Ollama's `POST /api/show` answers it in
+    /// `model_info` as `mock.context_length`. A model not named here has
+    /// no window in either.
+    pub fn context_window(mut self, model: impl Into<String>, tokens: u64) -> Self {
+        self.windows.insert(model.into(), tokens);
         self
     }
 
@@ -173,6 +185,7 @@ impl MockBuilder {
             replies: Mutex::new(self.replies.into()),
             routes: Mutex::new(self.routes),
             models: Mutex::new(self.models),
+            windows: self.windows,
             responder: self.responder,
             exhausted: self.exhausted.unwrap_or_else(|| {
                 Reply::error(
@@ -266,11 +279,11 @@ impl MockServer {
     }
 
     /// The bodies of the POST requests received so far: what a client asked
-    /// the model, turn by turn.
+    /// the model, turn by turn (Ollama's `/api/show` asks no model: left out).
     pub fn bodies(&self) -> Vec<Value> {
         lock(&self.state.record)
             .iter()
-            .filter(|r| r.method == "POST")
+            .filter(|r| r.method == "POST" && !is_show(&r.path))
             .map(|r| r.body.clone())
             .collect()
     }
@@ -296,6 +309,7 @@ pub(crate) struct State {
     pub(crate) replies: Mutex<VecDeque<Reply>>,
     pub(crate) routes: Mutex<Vec<Route>>,
     pub(crate) models: Mutex<Option<Vec<String>>>,
+    windows: HashMap<String, u64>,
     responder: Option<Responder>,
     exhausted: Reply,
     pub(crate) record: Mutex<Vec<RecordedRequest>>,
@@ -418,15 +432,35 @@ async fn handle(
 /// The fixed model lists, in the shapes the three APIs document (OpenAI's
 /// `data[].id` is also what Anthropic's list carries).
 fn model_list(st: &State, rec: &RecordedRequest) -> Option<Reply> {
+    let models = lock(&st.models).clone()?;
+    let path = rec.path.split('?').next().unwrap_or_default();
+    if rec.method == "POST" && is_show(path) {
+        // Ollama's model details: the window, when one was given.
+        let name = rec.body.get("model").and_then(Value::as_str).unwrap_or("");
+        if !models.iter().any(|m| m == name) {
+            return Some(
+                Reply::error(404, json!({"error": format!("model '{name}' not found")})).whole(),
+            );
+        }
+        let mut info = json!({"general.architecture": "mock"});
+        if let Some(n) = st.windows.get(name) {
+            info["mock.context_length"] = json!(n);
+        }
+        return Some(Reply::json(&json!({"parameters": "", "model_info": info})).whole());
+    }
     if rec.method != "GET" {
         return None;
     }
-    let models = lock(&st.models).clone()?;
-    let path = rec.path.split('?').next().unwrap_or_default();
     if path.ends_with("/models") {
         let data: Vec<Value> = models
             .iter()
-            .map(|id| json!({"id": id, "object": "model", "type": "model", "owned_by": "mock", "display_name": id}))
+            .map(|id| {
+                let mut entry = json!({"id": id, "object": "model", "type": "model", "owned_by": "mock", "display_name": id});
+                if let Some(n) = st.windows.get(id) {
+                    entry["context_length"] = json!(n);
+                }
+                entry
+            })
             .collect();
         Some(Reply::json(&json!({"object": "list", "data": data, "has_more": false})).whole())
     } else if path == "/api/tags" {
@@ -438,6 +472,10 @@ fn model_list(st: &State, rec: &RecordedRequest) -> Option<Reply> {
     } else {
         None
     }
+}
+
+fn is_show(path: &str) -> bool {
+    path.split('?').next() == Some("/api/show")
 }
 
 async fn scripted(st: &State, rec: &RecordedRequest) -> Reply {

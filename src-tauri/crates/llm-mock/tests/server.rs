@@ -177,6 +177,36 @@ fn model_lists_are_answered_outside_the_script_unless_raw() {
 }
 
 #[test]
+fn a_models_window_is_listed_and_shown_as_the_servers_say_it() {
+    let mock = MockServer::builder()
+        .models(["small", "big"])
+        .context_window("small", 4096)
+        .replies([sse_text("turn")])
+        .start()
+        .unwrap();
+    let list: Value =
+        serde_json::from_str(&request(mock.port(), "GET", "/v1/models", "").body()).unwrap();
+    assert_eq!(list["data"][0]["context_length"], 4096);
+    assert!(list["data"][1].get("context_length").is_none());
+    let show = |model: &str| {
+        request(
+            mock.port(),
+            "POST",
+            "/api/show",
+            &json!({"model": model}).to_string(),
+        )
+    };
+    let small: Value = serde_json::from_str(&show("small").body()).unwrap();
+    assert_eq!(small["model_info"]["mock.context_length"], 4096);
+    let big: Value = serde_json::from_str(&show("big").body()).unwrap();
+    assert!(big["model_info"].get("mock.context_length").is_none());
+    assert_eq!(show("absent").status, 404);
+    // Details are not turns: the script is untouched.
+    assert!(mock.bodies().is_empty());
+    assert_eq!(post(mock.port(), &json!({})).body(), sse_text("turn"));
+}
+
+#[test]
 fn a_cut_stream_ends_without_its_terminating_chunk() {
     let mock =
         MockServer::start([Reply::sse("data: {\"partial\": true}\n\n").end(End::Cut)]).unwrap();

@@ -39,7 +39,7 @@ pub use config::{
 pub use error::LlmError;
 pub use event::{StopReason, StreamEvent, Usage};
 pub use fake::{FakeProvider, ScriptStep, ScriptedTurn};
-pub use models::{ModelApi, list_models};
+pub use models::{ModelApi, list_models, model_context_window};
 pub use ollama::{Ollama, detect_ollama, ollama_models};
 pub use openai::OpenAiCompatible;
 pub use provider::{EventStream, LlmProvider, complete};

@@ -86,6 +86,19 @@ impl LlmProvider for Ollama {
             Err(e) => error_stream(e),
         }
     }
+
+    fn discover_context_window<'a>(
+        &'a self,
+        model: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Option<u32>> {
+        Box::pin(async move {
+            crate::model_context_window(crate::ModelApi::Ollama, &self.base_url, None, model)
+                .await
+                .inspect_err(|e| tracing::debug!(error = %e, model, "/api/show gave no window"))
+                .ok()
+                .flatten()
+        })
+    }
 }
 
 /// True when an Ollama server answers `GET {base_url}/api/tags` within a second.

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use futures_util::future::BoxFuture;
+
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
 use skald_core_api::ToolDef;
@@ -134,6 +136,21 @@ impl LlmProvider for OpenAiCompatible {
     /// an OpenAI-compatible server refuses it; such a provider is set up without images.
     fn accepts_tool_images(&self) -> bool {
         self.tool_images
+    }
+
+    fn discover_context_window<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Option<u32>> {
+        Box::pin(async move {
+            crate::model_context_window(
+                crate::ModelApi::OpenAi,
+                &self.base_url,
+                self.api_key.as_deref(),
+                model,
+            )
+            .await
+            .inspect_err(|e| tracing::debug!(error = %e, model, "the model list gave no window"))
+            .ok()
+            .flatten()
+        })
     }
 }
 

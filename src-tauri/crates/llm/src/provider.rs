@@ -1,6 +1,7 @@
 //! `LlmProvider`: the one trait every chat model backend implements.
 
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 
 use crate::accumulator::{AssistantResponse, ResponseAccumulator};
@@ -34,6 +35,13 @@ pub trait LlmProvider: Send + Sync {
     /// model list, or set on a test fake). `None`: ask [`crate::known_context_window`].
     fn context_window(&self, _model: &str) -> Option<u32> {
         None
+    }
+
+    /// Asks the endpoint for `model`'s context window (its model list or model details;
+    /// see [`crate::model_context_window`]). `None`: it does not say, or cannot be asked.
+    /// One request each call: callers cache the answer.
+    fn discover_context_window<'a>(&'a self, _model: &'a str) -> BoxFuture<'a, Option<u32>> {
+        Box::pin(async { None })
     }
 
     /// The largest image, in bytes, the provider takes (larger ones are shrunk or named

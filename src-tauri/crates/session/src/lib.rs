@@ -52,7 +52,7 @@ pub use approval::{
 pub use attention::{Attention, AttentionKind};
 pub use bus::{Attached, SessionBus, session_of};
 pub use companion::{CompanionTools, QuestionBoard};
-pub use context::CONTEXT_WINDOW_SETTING;
+pub use context::{CONTEXT_WINDOW_SETTING, DEFAULT_CONTEXT_WINDOW};
 pub use env_models::{
     ENV_MODEL_SETTING, EnvEndpoint, EnvModelChoice, env_endpoints, env_model_choice, set_env_model,
 };

@@ -421,7 +421,7 @@ fn a_rate_limit_is_shown_with_its_countdown_and_the_turn_goes_on() {
         err.contains("rate limited, retrying in 1 s, attempt 2 of 5"),
         "{err}"
     );
-    assert_eq!(mock.requests().len(), 2);
+    assert_eq!(mock.bodies().len(), 2);
 }
 
 /// `skald compact SESSION`: the earlier turn summarised by the model and

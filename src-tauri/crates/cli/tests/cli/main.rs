@@ -10,6 +10,7 @@ mod companion;
 mod crash;
 mod mcp;
 mod models;
+mod redo;
 mod store_integrity;
 mod tasks;
 mod tasks_crash;

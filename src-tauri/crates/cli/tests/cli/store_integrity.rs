@@ -21,8 +21,12 @@ use crate::{command, stderr, stdout};
 /// With a barrier of N, the first N requests are all answered at the same
 /// moment, once the N-th has arrived, so N processes race through storing
 /// their calls side by side instead of one after another.
+/// The endpoint lists `m` with a window large enough for the 2 MB file
+/// read below: these tests are about the store, not context management.
 fn responder(barrier: usize) -> MockServer {
     MockServer::builder()
+        .models(["m"])
+        .context_window("m", 4_000_000)
         .respond_with(|r| reply_to(&r.body).into())
         .hold_until(barrier)
         .start()

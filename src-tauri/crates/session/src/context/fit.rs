@@ -7,6 +7,7 @@ use skald_llm::ChatRequest;
 use skald_protocol::SessionEvent;
 use skald_store::{MessageRow, SummaryRow};
 
+use super::calibrate::{calibrated, correction, shifted};
 use super::summary::{self, Summarise, allowance, cut_points};
 use super::{budget, overflow, request_tokens, trim_tool_results, window_for};
 use crate::error::SessionError;
@@ -45,21 +46,21 @@ pub(crate) async fn fitted(
     let store = &t.inner.store;
     let d = draft(t, model).await?;
     let mut summary = store.summaries().latest_for_frame(t.frame_id).await?;
-    let Some(window) = window_for(store, model).await else {
-        let rows = after(&d.rows, summary.as_ref());
-        return Ok(d.build(rows, summary.as_ref().map(|s| s.content.as_str())));
-    };
-    let limit = budget(window);
+    let window = window_for(t.inner, model).await;
     let mut summarised = false;
     loop {
         let rows = after(&d.rows, summary.as_ref());
         let text = summary.as_ref().map(|s| s.content.as_str());
+        // The estimate is held to the budget shifted by how far off it was
+        // for the part the provider already counted.
+        let fix = correction(&d, rows, summary.as_ref(), budget(window));
+        let limit = shifted(budget(window), fix);
         let (trimmed_results, req) = trimmed(&d, rows, text, limit);
         let estimated = request_tokens(&req);
         if estimated <= limit {
             t.emit(SessionEvent::ContextUsage {
                 session_id: t.session_id().to_string(),
-                estimated_tokens: estimated,
+                estimated_tokens: calibrated(estimated, fix),
                 context_window: window,
                 trimmed_tool_results: trimmed_results,
             });

@@ -6,25 +6,40 @@
 //! not fit, the turn fails with [`SessionError::ContextOverflow`] — nothing
 //! the person said is ever cut silently.
 //!
-//! Token counts are estimated (about four characters a token), which is
-//! enough to decide when to act; the window comes from a setting, the
-//! provider, or the table of known models, in that order.
+//! Token counts are estimated (about four characters a token) and then
+//! calibrated by what the provider reported for the part already sent (see
+//! [`calibrate`]). Every request is managed: the window comes from a
+//! setting, the provider, what the endpoint says about the model (asked once
+//! per model and cached), the table of known models, or else
+//! [`DEFAULT_CONTEXT_WINDOW`], in that order.
 
+mod calibrate;
 mod fit;
 pub(crate) mod summary;
 
 pub(crate) use fit::{after, fitted};
 
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
 use skald_llm::{ChatRequest, Message};
-use skald_store::Store;
 
 use crate::error::SessionError;
+use crate::handler::Inner;
 use crate::notes;
 use crate::provider::ResolvedModel;
 
 /// Setting: the context window (tokens) of every model, unless a
 /// per-model one (`context_window.<model>`) says otherwise.
 pub const CONTEXT_WINDOW_SETTING: &str = "context_window";
+
+/// The window of a model nothing knows (no setting, the endpoint does not
+/// say, not in the table), so a model of unknown size is still managed,
+/// never sent an unbounded history. 32k is the smallest window common among
+/// current tool-calling models (Qwen 2.5, Mistral); an 8k model cannot run
+/// an agent anyway (the prompt and tool definitions alone take ~6–7k
+/// tokens). Set `context_window.<model>` for another size.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 32_768;
 
 /// Characters per token of the estimate.
 const CHARS_PER_TOKEN: usize = 4;
@@ -33,10 +48,53 @@ const PER_MESSAGE: u32 = 4;
 /// Results shorter than this are not worth trimming.
 const TRIM_MIN_CHARS: usize = 200;
 
-/// The context window of the turn's model, in tokens; `None` when nothing
-/// says (then requests are sent as they are).
-pub(crate) async fn window_for(store: &Store, model: &ResolvedModel) -> Option<u32> {
-    let settings = store.settings();
+/// What endpoints said about their models' windows, by provider and model
+/// (`None`: asked, and it does not say); asked once per process.
+#[derive(Debug, Default)]
+pub(crate) struct WindowCache(Mutex<HashMap<(String, String), Option<u32>>>);
+
+impl WindowCache {
+    fn get(&self, key: &(String, String)) -> Option<Option<u32>> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .copied()
+    }
+
+    fn put(&self, key: (String, String), window: Option<u32>) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, window);
+    }
+}
+
+/// The context window of the turn's model, in tokens: the per-model
+/// setting, the global one, the provider's own figure, what the endpoint
+/// lists for the model, the known-models table, else
+/// [`DEFAULT_CONTEXT_WINDOW`].
+pub(crate) async fn window_for(inner: &Inner, model: &ResolvedModel) -> u32 {
+    if let Some(n) = configured_window(inner, model).await {
+        return n;
+    }
+    let key = (model.provider.name().to_string(), model.model.clone());
+    let discovered = match inner.windows.get(&key) {
+        Some(known) => known,
+        None => {
+            let found = model.provider.discover_context_window(&model.model).await;
+            inner.windows.put(key, found);
+            found
+        }
+    };
+    discovered
+        .or_else(|| skald_llm::known_context_window(&model.model))
+        .unwrap_or(DEFAULT_CONTEXT_WINDOW)
+}
+
+/// The window a setting or the provider object itself gives (no request).
+async fn configured_window(inner: &Inner, model: &ResolvedModel) -> Option<u32> {
+    let settings = inner.store.settings();
     let read = |v: Option<serde_json::Value>| {
         v.and_then(|v| v.as_u64())
             .and_then(|n| u32::try_from(n).ok())
@@ -49,10 +107,7 @@ pub(crate) async fn window_for(store: &Store, model: &ResolvedModel) -> Option<u
     if let Some(n) = read(settings.get(CONTEXT_WINDOW_SETTING).await.ok().flatten()) {
         return Some(n);
     }
-    model
-        .provider
-        .context_window(&model.model)
-        .or_else(|| skald_llm::known_context_window(&model.model))
+    model.provider.context_window(&model.model)
 }
 
 /// What a request may fill: the window less room for the answer (a fifth of

@@ -117,6 +117,8 @@ pub(crate) struct Inner {
     pub questions: QuestionBoard,
     /// Result images already fitted to a provider's size limit.
     pub images: crate::images::FitCache,
+    /// Context windows endpoints reported for their models.
+    pub windows: crate::context::WindowCache,
     /// What `notify` queued, for delivery into Home.
     pub notifications: NotificationQueue,
     /// Moments the person should see (turn finished, notification).
@@ -425,6 +427,7 @@ impl ChatSessionHandler {
                 attention: AttentionHub::default(),
                 questions,
                 images: Default::default(),
+                windows: Default::default(),
                 notifications,
                 interface,
                 sources,

@@ -199,7 +199,7 @@ impl ChatSessionHandler {
                 session_id,
                 frame_id: p.frame.id,
                 model: &p.model,
-                window: window_for(store, &p.model).await,
+                window: Some(window_for(&self.inner, &p.model).await),
                 previous: previous.as_ref(),
                 rows: &visible[..cut],
                 manual: true,

@@ -30,3 +30,4 @@ mod snapshots;
 mod stop;
 mod subagents;
 mod tasks;
+mod window;
