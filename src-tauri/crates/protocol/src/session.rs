@@ -287,7 +287,8 @@ pub enum SessionEvent {
         detail: String,
     },
     /// How much of the model's context window a request fills (once per
-    /// request, when the window is known), after trimming.
+    /// request), after trimming; the estimate calibrated by the provider's
+    /// last reported prompt tokens.
     ContextUsage {
         session_id: String,
         estimated_tokens: u32,
