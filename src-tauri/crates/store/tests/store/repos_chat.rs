@@ -86,11 +86,21 @@ async fn a_chat_keeps_its_own_model_until_cleared_without_moving_in_the_list() {
     repo.set_model(&a.id, Some(&pick)).await.unwrap();
     let read = repo.get(&a.id).await.unwrap().unwrap();
     assert_eq!(read.model, Some(pick));
-    assert_eq!(read.updated_at, a.updated_at, "picking a model is no use of the chat");
-    assert_eq!(repo.get(&b.id).await.unwrap().unwrap().model, None, "only that chat");
+    assert_eq!(
+        read.updated_at, a.updated_at,
+        "picking a model is no use of the chat"
+    );
+    assert_eq!(
+        repo.get(&b.id).await.unwrap().unwrap().model,
+        None,
+        "only that chat"
+    );
     repo.set_model(&a.id, None).await.unwrap();
     assert_eq!(repo.get(&a.id).await.unwrap().unwrap().model, None);
-    assert!(repo.set_model("nope", None).await.is_err(), "an unknown chat is an error");
+    assert!(
+        repo.set_model("nope", None).await.is_err(),
+        "an unknown chat is an error"
+    );
 }
 
 #[tokio::test]
