@@ -82,7 +82,8 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const openFile = (p: string, line?: number) => {
     if (!openInSidePanel(p, line)) deps.navigate(openFileHash(p, line));
   };
-  const workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
+  // Changed by the session settings while the page is open.
+  let workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
   // What a turn's events mean beside the conversation: the panels follow
   // tool results, and show_file_to_user opens the viewer.
   const sideEffects = (event: SessionEvent) => {
@@ -239,7 +240,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
             {(id) => (
               <div class="chat-head">
                 <ModelSwitcher sessionId={id()} api={deps.api} />
-                <SessionSettings sessionId={id()} api={deps.api} />
+                <SessionSettings sessionId={id()} api={deps.api} onSaved={(ctx) => (workingDir = ctx.workingDir)} />
               </div>
             )}
           </Show>

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { RunContextView } from "../bindings";
 import { BYPASSES_CHANGED } from "../chat/bypass";
 import { mountSolid } from "../solid";
 import { bypassScope, parseList, SessionSettings, type SessionSettingsApi } from "./session_settings";
@@ -30,9 +31,9 @@ afterEach(() => {
   dispose = null;
 });
 
-async function opened(api: ReturnType<typeof fakeApi>): Promise<HTMLElement> {
+async function opened(api: ReturnType<typeof fakeApi>, onSaved?: (ctx: RunContextView) => void): Promise<HTMLElement> {
   const root = document.body.appendChild(document.createElement("div"));
-  dispose = mountSolid(root, () => <SessionSettings sessionId="s1" api={api as unknown as SessionSettingsApi} />);
+  dispose = mountSolid(root, () => <SessionSettings sessionId="s1" api={api as unknown as SessionSettingsApi} onSaved={onSaved} />);
   const panel = root.querySelector("[data-testid=session-settings]") as HTMLDetailsElement;
   expect(api.getRunContext).not.toHaveBeenCalled();
   panel.open = true;
@@ -63,9 +64,12 @@ describe("session settings", () => {
 
   it("Choose… opens the folder dialog from the current directory and saves the folder picked", async () => {
     const api = fakeApi();
-    const panel = await opened(api);
+    const saved = vi.fn();
+    const panel = await opened(api, saved);
     (panel.querySelector("[data-testid=choose-working-dir]") as HTMLButtonElement).click();
     await vi.waitFor(() => expect(api.setRunContext).toHaveBeenCalled());
+    // The chat page hears the new folder (it resolves opened files there).
+    await vi.waitFor(() => expect(saved).toHaveBeenCalledWith(expect.objectContaining({ workingDir: "/home/p/project" })));
     expect(api.pickFolder).toHaveBeenCalledWith("/w");
     expect(api.setRunContext.mock.calls[0][1].workingDir).toBe("/home/p/project");
     expect((panel.querySelector("[data-testid=working-dir]") as HTMLInputElement).value).toBe("/home/p/project");

@@ -19,7 +19,9 @@ export function parseList(text: string): string[] {
     .filter((l) => l !== "");
 }
 
-export function SessionSettings(props: { sessionId: string; api?: SessionSettingsApi }): JSX.Element {
+/** `onSaved` hears each RunContext saved (the chat page resolves the files
+ *  a turn opens against its working directory). */
+export function SessionSettings(props: { sessionId: string; api?: SessionSettingsApi; onSaved?: (ctx: RunContextView) => void }): JSX.Element {
   const [loaded, setLoaded] = createSignal<{ ctx: RunContextView; groups: GroupView[] } | null>(null);
   const [error, setError] = createSignal<string | null>(null);
   let started = false;
@@ -46,14 +48,20 @@ export function SessionSettings(props: { sessionId: string; api?: SessionSetting
       <summary>Session settings</summary>
       <div class="session-settings-body">
         <Show when={loaded()} fallback={<p class={error() ? "error" : "muted"}>{error() ?? "Loading…"}</p>}>
-          {(l) => <SettingsForm sessionId={props.sessionId} api={props.api ?? api} ctx={l().ctx} groups={l().groups} />}
+          {(l) => <SettingsForm sessionId={props.sessionId} api={props.api ?? api} ctx={l().ctx} groups={l().groups} onSaved={props.onSaved} />}
         </Show>
       </div>
     </details>
   );
 }
 
-function SettingsForm(props: { sessionId: string; api: SessionSettingsApi; ctx: RunContextView; groups: GroupView[] }): JSX.Element {
+function SettingsForm(props: {
+  sessionId: string;
+  api: SessionSettingsApi;
+  ctx: RunContextView;
+  groups: GroupView[];
+  onSaved?: (ctx: RunContextView) => void;
+}): JSX.Element {
   const [status, setStatus] = createSignal("");
   const [workdir, setWorkdir] = createSignal(props.ctx.workingDir ?? "");
   const [kind, setKind] = createSignal("all");
@@ -72,7 +80,13 @@ function SettingsForm(props: { sessionId: string; api: SessionSettingsApi; ctx: 
     allowFsWrites: parseList(writes.value),
     workingDir: workdir().trim() || null,
   });
-  const save = (done = "Saved.") => props.api.setRunContext(props.sessionId, current()).then(() => void setStatus(done), fail);
+  const save = (done = "Saved.") => {
+    const ctx = current();
+    return props.api.setRunContext(props.sessionId, ctx).then(() => {
+      setStatus(done);
+      props.onSaved?.(ctx);
+    }, fail);
+  };
   // The folder picked in the native dialog is the working directory at
   // once: picking is the person's whole intent, nothing else to confirm.
   const choose = async () => {
