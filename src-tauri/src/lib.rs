@@ -208,6 +208,9 @@ pub fn run() {
             commands::mcp::mcp_get_always_on,
             commands::mcp::mcp_set_always_on,
             commands::session_settings::list_bypasses,
+            commands::session_settings::chat_models,
+            commands::session_settings::set_chat_model,
+            commands::session_settings::pick_folder,
         ])
         .run(context);
     if let Err(e) = result {

@@ -133,7 +133,50 @@ error?: string,
  * the stored summary that stands in for the messages it covers in every
  * later request. It sits right after the last message it covers.
  */
-summary?: SummaryView, };
+summary?: SummaryView, 
+/**
+ * The model that wrote an assistant message (`None`: another role, or
+ * stored before models were kept per message).
+ */
+model?: string, 
+/**
+ * The id of that model's provider (`env:KIND` for an environment endpoint).
+ */
+modelProvider?: string, };
+
+export type ModelChoiceView = { 
+/**
+ * The provider's id (`env:openai`, `env:anthropic`, `env:ollama` for an
+ * endpoint set up through environment variables).
+ */
+provider: string, 
+/**
+ * How the person knows the provider ("OpenRouter", "environment (OpenAI)").
+ */
+providerName: string, 
+/**
+ * The model name as the provider knows it.
+ */
+model: string, };
+
+export type ChatModelsView = { 
+/**
+ * The chat's own model; `None`: it follows the default.
+ */
+chosen: ModelChoiceView | null, 
+/**
+ * What a chat without its own pick asks, when one is set up.
+ */
+default: ModelChoiceView | null, 
+/**
+ * Every model of every enabled provider: the stored ones and what each
+ * endpoint lists now.
+ */
+options: Array<ModelChoiceView>, 
+/**
+ * Providers whose list could not be read now ("work: connection refused").
+ */
+errors: Array<string>, };
 
 export type TurnOutcome = { "kind": "completed" } | { "kind": "cancelled" } | { "kind": "roundLimit", rounds: number, } | { "kind": "failed", message: string, };
 

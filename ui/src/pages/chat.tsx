@@ -14,8 +14,9 @@ import { addUserMessage, applyEvent, type ChatView, dropLastTurn, fromHistory, s
 import { formatUsage, sessionUsage } from "../chat/usage";
 import { mountSolid } from "../solid";
 import { openInSidePanel } from "../viewer/panel";
-import { sessionList } from "./session_list";
-import { sessionSettingsPanel } from "./session_settings";
+import { ModelSwitcher } from "../chat/model_switcher";
+import { SessionList } from "./session_list";
+import { SessionSettings } from "./session_settings";
 
 export interface ChatDeps {
   api: typeof api;
@@ -71,17 +72,18 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const chat = createChatStore();
   let view: ChatView = chat.current();
   let control = null as ConversationControl | null;
-  const [aside, setAside] = createSignal<HTMLElement>(sessionList(sessions, current, deps));
+  const [sessionRows, setSessionRows] = createSignal(sessions);
   const [resumed, setResumed] = createSignal(false);
   const companion = current ? companionPanel(current, deps.api) : null;
   const refreshCompanion = () => void companion?.refresh().catch(() => undefined);
   // A new session takes its title from the first message: show it.
-  const refreshSessions = async () => setAside(sessionList(await deps.api.listSessions(), current, deps));
+  const refreshSessions = async () => setSessionRows(await deps.api.listSessions());
   // Beside the chat when the window has room, else the full-page viewer.
   const openFile = (p: string, line?: number) => {
     if (!openInSidePanel(p, line)) deps.navigate(openFileHash(p, line));
   };
-  const workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
+  // Changed by the session settings while the page is open.
+  let workingDir = sessions.find((s) => s.id === current)?.workingDir ?? null;
   // What a turn's events mean beside the conversation: the panels follow
   // tool results, and show_file_to_user opens the viewer.
   const sideEffects = (event: SessionEvent) => {
@@ -232,9 +234,16 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     });
     return (
       <div class="chat">
-        {aside()}
+        <SessionList sessions={sessionRows()} current={current} deps={deps} />
         <section class="chat-main">
-          {current ? sessionSettingsPanel(current, deps) : null}
+          <Show when={current}>
+            {(id) => (
+              <div class="chat-head">
+                <ModelSwitcher sessionId={id()} api={deps.api} />
+                <SessionSettings sessionId={id()} api={deps.api} onSaved={(ctx) => (workingDir = ctx.workingDir)} />
+              </div>
+            )}
+          </Show>
           {/* A turn a crash cut short, answered again on start, is said to be one. */}
           <p class="resumed-banner" role="status" data-testid="resumed-banner" hidden={!resumed()}>
             This session was resumed after a crash or restart: Skald is finishing the interrupted turn.

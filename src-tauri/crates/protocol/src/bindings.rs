@@ -12,6 +12,7 @@ use crate::{
     SessionEvent, SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView,
     ToolCategory, ToolInfo, ToolKind, ToolPresentation, TurnOutcome, UsageView,
 };
+use crate::{ChatModelsView, ModelChoiceView};
 use crate::{
     ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
     McpStatusView, McpTestView, McpToolView, McpTransportView,
@@ -64,6 +65,8 @@ exported![
     UsageView,
     SummaryView,
     ChatMessage,
+    ModelChoiceView,
+    ChatModelsView,
     TurnOutcome,
     ApprovalKind,
     ApprovalRequest,

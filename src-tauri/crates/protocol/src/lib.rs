@@ -8,6 +8,7 @@
 mod app;
 mod approval;
 pub mod bindings;
+mod chat_model;
 #[cfg(test)]
 mod commands_ts;
 mod companion;
@@ -23,6 +24,7 @@ mod viewer;
 
 pub use app::AppInfo;
 pub use approval::{ApprovalKind, ApprovalRequest, ApprovalResolution, PendingApprovalView};
+pub use chat_model::{ChatModelsView, ModelChoiceView};
 pub use companion::{
     PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView,
 };

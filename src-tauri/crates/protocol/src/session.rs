@@ -103,6 +103,15 @@ pub struct ChatMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub summary: Option<SummaryView>,
+    /// The model that wrote an assistant message (`None`: another role, or
+    /// stored before models were kept per message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// The id of that model's provider (`env:KIND` for an environment endpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model_provider: Option<String>,
 }
 
 /// A stored summary of the oldest part of a conversation (automatic when the

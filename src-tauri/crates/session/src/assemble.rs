@@ -55,6 +55,7 @@ pub(crate) fn extras_of(
             cost_usd: u.cost_usd,
         }),
         incomplete: false,
+        model: None,
     }
 }
 
@@ -321,6 +322,8 @@ pub(crate) fn chat_messages(
                 incomplete: r.extras.incomplete,
                 error: r.error.clone(),
                 summary: None,
+                model: r.extras.model.as_ref().map(|m| m.model.clone()),
+                model_provider: r.extras.model.as_ref().map(|m| m.provider.clone()),
             }
         })
         .collect()
@@ -352,6 +355,8 @@ pub(crate) fn with_dividers(
                 incomplete: false,
                 error: None,
                 summary: Some(view),
+                model: None,
+                model_provider: None,
             },
         );
     }

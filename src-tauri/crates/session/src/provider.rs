@@ -13,7 +13,7 @@ use skald_llm::{
     Anthropic, LlmProvider, Ollama, OpenAiCompatible, ProviderConfig, ReasoningEffort,
     ollama_models,
 };
-use skald_store::{ProviderKind, ProviderRow, Store};
+use skald_store::{ModelRef, ProviderKind, ProviderRow, Store};
 
 use crate::env_models::env_model_choice;
 use crate::error::SessionError;
@@ -22,6 +22,9 @@ use crate::error::SessionError;
 #[derive(Clone)]
 pub struct ResolvedModel {
     pub provider: Arc<dyn LlmProvider>,
+    /// Which provider this is, as a chat's model pick names it: a stored
+    /// provider's id, `env:KIND` for an environment endpoint.
+    pub provider_id: String,
     pub model: String,
     /// The model's reasoning setting (`models.reasoning`); `None`: the provider's default.
     pub reasoning: Option<ReasoningEffort>,
@@ -30,7 +33,7 @@ pub struct ResolvedModel {
 impl std::fmt::Debug for ResolvedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResolvedModel")
-            .field("provider", &self.provider.name())
+            .field("provider", &self.provider_id)
             .field("model", &self.model)
             .field("reasoning", &self.reasoning)
             .finish()
@@ -44,6 +47,20 @@ pub trait ProviderResolver: Send + Sync {
         &'a self,
         model: Option<&'a str>,
     ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>>;
+
+    /// A chat's own pick: that provider's model. Resolvers that know one
+    /// provider only ask it for the model by name.
+    fn resolve_pick<'a>(
+        &'a self,
+        pick: &'a ModelRef,
+    ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
+        self.resolve(Some(&pick.model))
+    }
+}
+
+/// The provider id of an environment endpoint of `kind`.
+pub fn env_provider_id(kind: ProviderKind) -> String {
+    format!("env:{}", kind.as_str())
 }
 
 /// Always the same client; the model is the caller's choice or a default.
@@ -75,6 +92,7 @@ impl ProviderResolver for FixedProvider {
         model: Option<&'a str>,
     ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
         Box::pin(std::future::ready(Ok(ResolvedModel {
+            provider_id: self.provider.name().to_string(),
             provider: self.provider.clone(),
             model: model.unwrap_or(&self.model).to_string(),
             reasoning: self.reasoning,
@@ -191,6 +209,7 @@ impl DefaultProviderResolver {
             };
             return Ok(ResolvedModel {
                 provider: Arc::new(Ollama::new(url.clone())?),
+                provider_id: env_provider_id(ProviderKind::Ollama),
                 model: name,
                 reasoning: None,
             });
@@ -203,25 +222,13 @@ impl DefaultProviderResolver {
     }
 
     fn env_client(&self, model: &str) -> Result<Option<ResolvedModel>, SessionError> {
-        let provider: Arc<dyn LlmProvider> = match (&self.env.openai, &self.env.anthropic) {
-            (Some(_), Some(a)) if model.starts_with("claude") => {
-                Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?)
-            }
-            (None, Some(a)) => Arc::new(Anthropic::new(a.base_url.clone(), a.api_key.clone())?),
-            (Some(o), _) => Arc::new(OpenAiCompatible::new(
-                o.base_url.clone(),
-                o.api_key.clone(),
-            )?),
-            (None, None) => match &self.env.ollama {
-                Some(o) => Arc::new(Ollama::new(o.base_url.clone())?),
-                None => return Ok(None),
-            },
+        let kind = match (&self.env.openai, &self.env.anthropic) {
+            (Some(_), Some(_)) if model.starts_with("claude") => ProviderKind::Anthropic,
+            (None, Some(_)) => ProviderKind::Anthropic,
+            (Some(_), _) => ProviderKind::OpenAi,
+            (None, None) => ProviderKind::Ollama,
         };
-        Ok(Some(ResolvedModel {
-            provider,
-            model: model.to_string(),
-            reasoning: None,
-        }))
+        self.env_client_of(kind, model)
     }
 
     /// The environment endpoint of `kind` asked for `model`, if the
@@ -250,9 +257,33 @@ impl DefaultProviderResolver {
         };
         Ok(Some(ResolvedModel {
             provider,
+            provider_id: env_provider_id(kind),
             model: model.to_string(),
             reasoning: None,
         }))
+    }
+
+    /// A chat's own pick: the stored provider (or environment endpoint) it
+    /// names, with that model. A provider since removed or disabled gives
+    /// way to the model by name, so the chat still answers.
+    async fn resolve_pick_inner(&self, pick: &ModelRef) -> Result<ResolvedModel, SessionError> {
+        if let Some(kind) = pick.provider.strip_prefix("env:") {
+            if let Some(kind) = ProviderKind::parse(kind)
+                && let Some(r) = self.env_client_of(kind, &pick.model)?
+            {
+                return Ok(r);
+            }
+        } else if let Some(p) = self.store.providers().get(&pick.provider).await?
+            && p.enabled
+        {
+            let listed = self.store.providers().list_models(&p.id).await?;
+            let resolved = self.row_client(&p, &pick.model).await?;
+            return Ok(match listed.iter().find(|m| m.name == pick.model) {
+                Some(m) => with_setting(resolved, m),
+                None => resolved,
+            });
+        }
+        self.resolve_inner(Some(&pick.model)).await
     }
 
     /// The environment this resolver reads providers from.
@@ -306,6 +337,7 @@ impl DefaultProviderResolver {
         };
         Ok(ResolvedModel {
             provider,
+            provider_id: p.id.clone(),
             model: model.to_string(),
             reasoning: None,
         })
@@ -324,5 +356,12 @@ impl ProviderResolver for DefaultProviderResolver {
         model: Option<&'a str>,
     ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
         Box::pin(self.resolve_inner(model))
+    }
+
+    fn resolve_pick<'a>(
+        &'a self,
+        pick: &'a ModelRef,
+    ) -> BoxFuture<'a, Result<ResolvedModel, SessionError>> {
+        Box::pin(self.resolve_pick_inner(pick))
     }
 }

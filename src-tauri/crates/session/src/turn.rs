@@ -16,7 +16,7 @@ use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_store::{AssistantExtras, MessageRow, NewMessage, Role, SessionRow};
+use skald_store::{AssistantExtras, MessageRow, ModelRef, NewMessage, Role, SessionRow};
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
@@ -467,6 +467,14 @@ async fn store_assistant(
     calls: &[ToolCall],
     extras: &AssistantExtras,
 ) -> Result<i64, SessionError> {
+    // Which model wrote it, so the chat names it on the answer.
+    let mut extras = extras.clone();
+    if let Some(m) = t.model {
+        extras.model = Some(ModelRef {
+            provider: m.provider_id.clone(),
+            model: m.model.clone(),
+        });
+    }
     let row = t
         .inner
         .store
@@ -480,7 +488,7 @@ async fn store_assistant(
                 tool_calls: tool_calls_json(calls),
                 tool_call_id: None,
             },
-            extras,
+            &extras,
         )
         .await?;
     t.emit(SessionEvent::AssistantMessage {

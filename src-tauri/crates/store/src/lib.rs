@@ -41,7 +41,7 @@ pub use repo::providers::{
 };
 pub use repo::scratchpad::{ScratchpadEntry, ScratchpadRepo, ScratchpadRow};
 pub use repo::secrets::SecretsRepo;
-pub use repo::sessions::{NewSession, SessionRow, SessionsRepo};
+pub use repo::sessions::{ModelRef, NewSession, SessionRow, SessionsRepo};
 pub use repo::settings::SettingsRepo;
 pub use repo::stack::{FrameStatus, NewStackFrame, StackFrameRow, StackRepo};
 pub use repo::summaries::{NewSummary, SummariesRepo, SummaryRow};

@@ -64,7 +64,11 @@ impl ChatSessionHandler {
             ),
             &session,
         );
-        let model = self.inner.providers.resolve(model).await?;
+        // An explicit model (`--model`) wins; else the chat's own pick; else the default.
+        let model = match (model, &session.model) {
+            (None, Some(pick)) => self.inner.providers.resolve_pick(pick).await?,
+            (model, _) => self.inner.providers.resolve(model).await?,
+        };
         let frame = root_frame(&self.inner.store, &session).await?;
         // The turn's tool set is built once: servers it was granted that
         // are still connecting get their timeout to come up first.

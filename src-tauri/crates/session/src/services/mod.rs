@@ -5,6 +5,7 @@
 //! one place and every face behaves alike; a Tauri command is the call plus
 //! `ServiceError::to_ipc`.
 
+pub mod chat_models;
 pub mod providers;
 pub mod rules;
 pub mod run_context;

@@ -7,6 +7,7 @@
 mod approval;
 mod attach;
 mod attention;
+mod chat_model;
 mod common;
 mod companion;
 mod context;

@@ -7,6 +7,7 @@ use sqlx::{FromRow, Row};
 
 use crate::columns::{expect_one, json_column, json_text, now_ms, text_column};
 use crate::error::{Result, StoreError};
+use crate::repo::sessions::ModelRef;
 
 /// Who wrote a message, stored in `chat_history.role`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,6 +92,8 @@ pub struct AssistantExtras {
     pub usage: Option<MessageUsage>,
     /// Its stream was cut before the provider finished it.
     pub incomplete: bool,
+    /// The provider and model that wrote it.
+    pub model: Option<ModelRef>,
 }
 
 /// A stored message.
@@ -133,10 +136,20 @@ impl<'r> FromRow<'r, SqliteRow> for MessageRow {
                 reasoning: json_column(row, "reasoning")?,
                 usage: usage_columns(row)?,
                 incomplete: row.try_get::<i64, _>("incomplete")? != 0,
+                model: answer_model(row)?,
             },
             error: row.try_get("error")?,
         })
     }
+}
+
+fn answer_model(row: &SqliteRow) -> Result<Option<ModelRef>, sqlx::Error> {
+    let model: Option<String> = row.try_get("model")?;
+    let provider: Option<String> = row.try_get("model_provider")?;
+    Ok(model.map(|model| ModelRef {
+        provider: provider.unwrap_or_default(),
+        model,
+    }))
 }
 
 fn usage_columns(row: &SqliteRow) -> Result<Option<MessageUsage>, sqlx::Error> {
@@ -186,8 +199,8 @@ impl HistoryRepo {
             "INSERT INTO chat_history
                (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at,
                 reasoning, input_tokens, output_tokens, cache_read_tokens,
-                cache_write_tokens, reasoning_tokens, cost_usd, incomplete)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                cache_write_tokens, reasoning_tokens, cost_usd, incomplete, model, model_provider)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&new.session_id)
         .bind(new.stack_id)
@@ -204,6 +217,8 @@ impl HistoryRepo {
         .bind(usage.map(|u| u.reasoning_tokens))
         .bind(usage.and_then(|u| u.cost_usd))
         .bind(i64::from(extras.incomplete))
+        .bind(extras.model.as_ref().map(|m| m.model.as_str()))
+        .bind(extras.model.as_ref().map(|m| m.provider.as_str()))
         .fetch_all(&self.pool)
         .await?
         .into_iter()

@@ -39,6 +39,18 @@ pub struct SessionRow {
     pub created_at: i64,
     /// Unix millis; bumped by [`SessionsRepo::touch`] and every update.
     pub updated_at: i64,
+    /// The model this chat asks, when it picked one (else the default).
+    pub model: Option<ModelRef>,
+}
+
+/// A model of a provider: a chat's own pick, or the one that wrote an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRef {
+    /// The provider's id (`env:KIND` for an environment endpoint); empty
+    /// when only the model name is known.
+    pub provider: String,
+    /// The model name as the provider knows it.
+    pub model: String,
 }
 
 impl<'r> FromRow<'r, SqliteRow> for SessionRow {
@@ -52,6 +64,17 @@ impl<'r> FromRow<'r, SqliteRow> for SessionRow {
             run_context: json_column(row, "run_context")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
+            model: row
+                .try_get::<Option<String>, _>("model")?
+                .map(|model| -> Result<ModelRef, sqlx::Error> {
+                    Ok(ModelRef {
+                        provider: row
+                            .try_get::<Option<String>, _>("model_provider")?
+                            .unwrap_or_default(),
+                        model,
+                    })
+                })
+                .transpose()?,
         })
     }
 }
@@ -132,6 +155,19 @@ impl SessionsRepo {
             sqlx::query("UPDATE chat_sessions SET working_dir = ?, updated_at = ? WHERE id = ?")
                 .bind(working_dir)
                 .bind(now_ms())
+                .bind(id)
+                .execute(&self.pool)
+                .await?;
+        expect_one(done.rows_affected(), "session", id)
+    }
+
+    /// Sets the chat's own model (`None`: back to the default). Not a use
+    /// of the chat: the list order stays.
+    pub async fn set_model(&self, id: &str, model: Option<&ModelRef>) -> Result<()> {
+        let done =
+            sqlx::query("UPDATE chat_sessions SET model = ?, model_provider = ? WHERE id = ?")
+                .bind(model.map(|m| m.model.as_str()))
+                .bind(model.map(|m| m.provider.as_str()))
                 .bind(id)
                 .execute(&self.pool)
                 .await?;

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use skald_store::{
-    AssistantExtras, FrameStatus, MessageUsage, NewKnownTool, NewMessage, NewSession,
+    AssistantExtras, FrameStatus, MessageUsage, ModelRef, NewKnownTool, NewMessage, NewSession,
     NewStackFrame, NewSummary, NewToolCall, Role, StoreError, ToolCallStatus,
 };
 
@@ -70,6 +70,37 @@ async fn sessions_round_trip() {
     ));
     assert!(repo.delete(&a.id).await.unwrap());
     assert_eq!(repo.get(&a.id).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_chat_keeps_its_own_model_until_cleared_without_moving_in_the_list() {
+    let (_dir, store) = fresh().await;
+    let repo = store.sessions();
+    let a = session(&store, "a").await;
+    let b = session(&store, "b").await;
+    assert_eq!(a.model, None, "a new chat uses the default");
+    let pick = ModelRef {
+        provider: "work".to_owned(),
+        model: "big-model".to_owned(),
+    };
+    repo.set_model(&a.id, Some(&pick)).await.unwrap();
+    let read = repo.get(&a.id).await.unwrap().unwrap();
+    assert_eq!(read.model, Some(pick));
+    assert_eq!(
+        read.updated_at, a.updated_at,
+        "picking a model is no use of the chat"
+    );
+    assert_eq!(
+        repo.get(&b.id).await.unwrap().unwrap().model,
+        None,
+        "only that chat"
+    );
+    repo.set_model(&a.id, None).await.unwrap();
+    assert_eq!(repo.get(&a.id).await.unwrap().unwrap().model, None);
+    assert!(
+        repo.set_model("nope", None).await.is_err(),
+        "an unknown chat is an error"
+    );
 }
 
 #[tokio::test]
@@ -216,6 +247,10 @@ async fn assistant_reasoning_and_usage_round_trip() {
             cost_usd: Some(0.001913),
         }),
         incomplete: true,
+        model: Some(ModelRef {
+            provider: "openrouter".to_owned(),
+            model: "qwen3-coder".to_owned(),
+        }),
     };
     let new = NewMessage {
         session_id: s.id.clone(),
