@@ -1,8 +1,8 @@
 // E2E: the file viewer in the real app, one test per kind, with screenshots:
 // Markdown (table, code), code with line numbers, PNG and SVG, a multi-page
 // PDF (page 3, find), a .tex with an \input chain edited on disk (reloaded
-// PDF), HTML with relative CSS and image, and an HTML page that tries to
-// break out of its sandbox.
+// PDF), HTML with relative CSS and image, an HTML page that tries to break
+// out of its sandbox, and the side panel resized by drag and keys.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -364,6 +364,7 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
 
   // A person's drag: WebDriver pointer actions on the edge, 120 px right.
   const edge = await session.element("[data-testid=side-resizer]");
+  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
   await session.cmd("POST", "/actions", {
     actions: [
       {
@@ -371,7 +372,7 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
         id: "mouse",
         parameters: { pointerType: "mouse" },
         actions: [
-          { type: "pointerMove", duration: 0, origin: { "element-6066-11e4-a52f-4a4e9e4aa0dd": edge }, x: 0, y: 0 },
+          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
           { type: "pointerDown", button: 0 },
           { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
           { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
