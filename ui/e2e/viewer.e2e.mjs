@@ -360,10 +360,13 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
   await chatPage();
   assert.equal(await toPanel(), "ok");
   await session.waitFor("return document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=viewer-markdown] h1')?.textContent === 'Beside the chat'", { what: "the file in the side panel" });
+  // Home on the focused edge: the widest the window allows (the chat keeps 420 px beside the navigation).
+  const edge = await session.element("[data-testid=side-resizer]");
+  await session.cmd("POST", `/element/${edge}/value`, { text: "\uE011" });
   const before = await panelWidth();
+  assert.equal(before, (await session.execute("return innerWidth")) - 600, "Home: the widest");
 
   // A person's drag: WebDriver pointer actions on the edge, 120 px right.
-  const edge = await session.element("[data-testid=side-resizer]");
   const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
   await session.cmd("POST", "/actions", {
     actions: [
