@@ -26,7 +26,7 @@ export const WIDTH_KEY = "skald.sidePanelWidth";
 export const MIN_WIDTH = 280;
 const DEFAULT_WIDTH = 520;
 /** The window width at and under which the panel gives way (layout.css too). */
-export const NARROW = 820;
+export const NARROW = 880;
 /** What the panel leaves the rest: the navigation (~180 px) and 420 px of chat. */
 const KEEP = 600;
 
