@@ -191,11 +191,12 @@ function PdfPages(props: PdfViewProps & { info: PdfInfo }): JSX.Element {
             },
             { root: pagesEl, rootMargin: "400px 0px" },
           );
-    observe();
-    // Placeholders are laid out; jump once the node is in the document.
+    // Placeholders are laid out once the node is in the document: measure
+    // then, so no page is fetched at a width about to change.
     queueMicrotask(() => {
       if (!live) return;
       measure();
+      observe();
       goTo(current());
       props.onReady?.({ place: () => ({ page: current(), zoom: zoom() }), goTo, showSpot });
     });
