@@ -1,8 +1,8 @@
 // E2E: the file viewer in the real app, one test per kind, with screenshots:
 // Markdown (table, code), code with line numbers, PNG and SVG, a multi-page
 // PDF (page 3, find), a .tex with an \input chain edited on disk (reloaded
-// PDF), HTML with relative CSS and image, and an HTML page that tries to
-// break out of its sandbox.
+// PDF), HTML with relative CSS and image, an HTML page that tries to break
+// out of its sandbox, and the side panel resized by drag and keys.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -341,4 +341,77 @@ test("an HTML page cannot reach the app, its parent, the IPC or files outside it
   // The app is still itself: same page, IPC working.
   assert.match(await session.execute("return location.hash"), /^#\/view/);
   await shot("html-security");
+});
+
+test("the side panel: dragged by its edge and moved by keys, its width kept after a reload, gone at 640×420", async () => {
+  const p = write("side/panel.md", "# Beside the chat\n\nA file in the side panel.\n");
+  // The way a detached viewer window hands its file back to the panel.
+  const toPanel = () =>
+    session.cmd("POST", "/execute/async", {
+      script: `const done = arguments[arguments.length - 1];
+        window.__TAURI_INTERNALS__.invoke("plugin:event|emit", { event: "viewer-returned", payload: arguments[0] }).then(() => done("ok"), (e) => done("err " + String(e)));`,
+      args: [p],
+    });
+  const panelWidth = () => session.execute("const s = document.querySelector('[data-testid=side-panel]'); return s && !s.hidden ? Math.round(s.getBoundingClientRect().width) : 0");
+  const chatPage = async () => {
+    await session.execute("location.hash = '#/chat'");
+    await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat page" });
+  };
+  await chatPage();
+  assert.equal(await toPanel(), "ok");
+  await session.waitFor("return document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=viewer-markdown] h1')?.textContent === 'Beside the chat'", { what: "the file in the side panel" });
+  // Home on the focused edge: the widest the window allows (the chat keeps 420 px beside the navigation).
+  const edge = await session.element("[data-testid=side-resizer]");
+  await session.cmd("POST", `/element/${edge}/value`, { text: "\uE011" });
+  const before = await panelWidth();
+  assert.equal(before, (await session.execute("return innerWidth")) - 600, "Home: the widest");
+
+  // A person's drag: WebDriver pointer actions on the edge, 120 px right.
+  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
+  await session.cmd("POST", "/actions", {
+    actions: [
+      {
+        type: "pointer",
+        id: "mouse",
+        parameters: { pointerType: "mouse" },
+        actions: [
+          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
+          { type: "pointerDown", button: 0 },
+          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
+          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
+          { type: "pointerUp", button: 0 },
+        ],
+      },
+    ],
+  });
+  await session.cmd("DELETE", "/actions").catch(() => undefined);
+  const dragged = await panelWidth();
+  assert.ok(Math.abs(before - 120 - dragged) <= 4, `dragged 120 px right: ${before} -> ${dragged}`);
+  assert.ok(await session.execute("return document.querySelector('[data-testid=composer]').getBoundingClientRect().right <= document.querySelector('[data-testid=side-panel]').getBoundingClientRect().left + 1"), "the chat ends where the panel starts");
+
+  // The keyboard: the edge takes focus, ← widens by 16 px.
+  await session.cmd("POST", `/element/${edge}/value`, { text: "\uE012" });
+  const keyed = await panelWidth();
+  assert.equal(keyed, dragged + 16, `← widened it: ${dragged} -> ${keyed}`);
+  await shot("side-panel");
+
+  // After a reload the panel opens at the width it was left at.
+  await session.execute("location.reload()");
+  await new Promise((r) => setTimeout(r, 1000));
+  await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the reloaded chat page" });
+  assert.equal(await toPanel(), "ok");
+  await session.waitFor("return !!document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=viewer-markdown]')", { what: "the panel after the reload" });
+  assert.equal(await panelWidth(), keyed, "the width survived the reload");
+
+  // At the window's 640×420 minimum the panel gives way to the chat; widened again, it is back as it was.
+  const rect = await session.cmd("GET", "/window/rect");
+  await session.cmd("POST", "/window/rect", { width: 640, height: 420 });
+  await session.waitFor("return innerWidth <= 640", { what: "the narrow window" });
+  await session.waitFor("return getComputedStyle(document.querySelector('[data-testid=side-panel]')).display === 'none'", { what: "the panel giving way" });
+  assert.ok((await session.execute("return document.getElementById('page').getBoundingClientRect().width")) >= 560, "the chat has the window");
+  await shot("side-panel-narrow");
+  await session.cmd("POST", "/window/rect", { width: rect.width, height: rect.height });
+  await session.waitFor("return innerWidth > 1000", { what: "the wide window" });
+  await session.waitFor(`return Math.round(document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width) === ${keyed}`, { what: "the panel back at its width" });
+  await session.execute("document.querySelectorAll('[data-testid=side-tab-close]').forEach((b) => b.click())");
 });

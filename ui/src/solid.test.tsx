@@ -21,3 +21,16 @@ describe("mountSolid", () => {
     expect(root.textContent).toBe("");
   });
 });
+
+describe("mountSolid and a late cleanup", () => {
+  it("an earlier mount's cleanup, run after the next mount, leaves the next one alone", () => {
+    const root = document.createElement("div");
+    const first = mountSolid(root, () => <p class="first">first</p>);
+    const second = mountSolid(root, () => <p class="second">second</p>);
+    first();
+    expect(root.querySelector(".second")?.textContent).toBe("second");
+    expect(root.querySelector(".first")).toBeNull();
+    second();
+    expect(root.childNodes.length).toBe(0);
+  });
+});

@@ -229,6 +229,63 @@ describe("the viewer", () => {
     disposeViewer();
   });
 
+  it("a change on disk updates only the view's content: title, toolbar and the chosen toggle stay", async () => {
+    const r = root();
+    document.body.append(r);
+    const viewFile = vi.fn().mockResolvedValueOnce("# First\n").mockResolvedValue("# Second\n\nmore\n");
+    const { api, emit } = fakeApi({ path: "/w/n.md", kind: { kind: "markdown" }, size: 9 }, { viewFile });
+    await mountViewer(r, "n.md", { api });
+    const title = r.querySelector(".viewer-title");
+    const toggle = r.querySelector("[data-testid=viewer-toggle]") as HTMLButtonElement;
+    expect(r.querySelector("[data-testid=viewer-markdown] h1")?.textContent).toBe("First");
+    toggle.click();
+    expect(r.querySelector("[data-testid=viewer-code]")?.textContent).toContain("# First");
+    emit({ watch: 7, path: "/w/n.md", exists: true });
+    await flush();
+    expect(viewFile).toHaveBeenCalledTimes(2);
+    expect(api.viewerOpen).toHaveBeenCalledTimes(1);
+    expect(r.querySelector(".viewer-title")).toBe(title);
+    expect(r.querySelector("[data-testid=viewer-toggle]")).toBe(toggle);
+    // Still on Source, now showing the new text.
+    expect(r.querySelector("[data-testid=viewer-code]")?.textContent).toContain("more");
+    expect((r.querySelector("[data-testid=viewer-code]") as HTMLElement).dataset.lines).toBe("3");
+    toggle.click();
+    expect(r.querySelector("[data-testid=viewer-markdown] h1")?.textContent).toBe("Second");
+    expect((r.querySelector("[data-testid=viewer-status]") as HTMLElement).dataset.changes).toBe("1");
+    r.remove();
+    disposeViewer();
+  });
+
+  it("leaving the page ends its listener and watch, even before the first load finished", async () => {
+    const stops: number[] = [];
+    let release: (v: ViewInfo) => void = () => undefined;
+    const { api } = fakeApi({ path: "/w/a.txt", kind: { kind: "text" }, size: 1 }, {
+      viewerOpen: vi.fn(() => new Promise<ViewInfo>((res) => (release = res))),
+      onViewerChanged: vi.fn(async () => () => void stops.push(1)),
+    });
+    const r = root();
+    const mounted = mountViewer(r, "a.txt", { api });
+    disposeViewer();
+    await mounted;
+    release({ path: "/w/a.txt", kind: { kind: "text" }, size: 1 });
+    await flush();
+    // Ended before it opened: it never listens or watches.
+    expect(api.onViewerChanged).not.toHaveBeenCalled();
+    expect(api.viewerWatch).not.toHaveBeenCalled();
+    expect(r.textContent).toBe("");
+
+    const { api: api2 } = fakeApi({ path: "/w/b.txt", kind: { kind: "text" }, size: 1 }, { onViewerChanged: vi.fn(async () => () => void stops.push(2)) });
+    await mountViewer(r, "b.txt", { api: api2 });
+    expect(api2.viewerWatch).toHaveBeenCalledTimes(1);
+    // Another file on the page replaces this one: its watch and listener end.
+    const { api: api3 } = fakeApi({ path: "/w/c.txt", kind: { kind: "text" }, size: 1 });
+    await mountViewer(r, "c.txt", { api: api3 });
+    expect(stops).toEqual([2]);
+    expect(api2.viewerUnwatch).toHaveBeenCalledWith(7);
+    disposeViewer();
+    expect(api3.viewerUnwatch).toHaveBeenCalledWith(7);
+  });
+
   it("shows the policy's refusal", async () => {
     const r = root();
     const { api } = fakeApi({ path: "", kind: { kind: "text" }, size: 0 }, {
