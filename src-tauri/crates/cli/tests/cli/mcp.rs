@@ -356,3 +356,56 @@ fn always_on_offers_a_servers_tools_from_the_first_request_and_sampling_is_a_swi
     let o = skald(&["mcp", "sampling", "off"], &data);
     assert!(stdout(&o).starts_with("sampling: off"), "{}", stdout(&o));
 }
+
+#[tokio::test]
+async fn add_takes_a_pre_registered_oauth_client_whose_secret_comes_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let url = "https://mcp.example.invalid/mcp";
+    // A secret is never an argument: only the name of a variable holding it.
+    let o = crate::command(d)
+        .args(["mcp", "add", "r", "--client-id", "skald-desktop"])
+        .args(["--client-secret-env", "SKALD_TEST_UNSET_SECRET", url])
+        .env_remove("SKALD_TEST_UNSET_SECRET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SKALD_TEST_UNSET_SECRET"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skald(
+        &["mcp", "add", "s", "--client-id", "x", "--", "node", "x.js"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--client-id is for HTTP"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = crate::command(d)
+        .args(["mcp", "add", "r", "--client-id", "skald-desktop"])
+        .args(["--client-secret-env", "SKALD_TEST_SECRET", url])
+        .env("SKALD_TEST_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("s3cret"), "{}", stdout(&o));
+    let store = skald_store::Store::open(d).await.unwrap();
+    let row = store.mcp_servers().get("r").await.unwrap().unwrap();
+    assert_eq!(row.spec["client_id"], "skald-desktop");
+    assert!(!row.spec.to_string().contains("s3cret"), "{}", row.spec);
+    assert_eq!(
+        store
+            .secrets()
+            .get(&skald_mcp::oauth::client_secret_key("r"))
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("s3cret")
+    );
+    store.close().await;
+}
