@@ -207,6 +207,8 @@ pub fn run() {
             commands::mcp::answer_elicitation,
             commands::mcp::mcp_get_always_on,
             commands::mcp::mcp_set_always_on,
+            commands::mcp::mcp_get_allow_sampling,
+            commands::mcp::mcp_set_allow_sampling,
             commands::session_settings::list_bypasses,
             commands::session_settings::chat_models,
             commands::session_settings::set_chat_model,

@@ -3,7 +3,10 @@
 // the MCP page and becomes ready with its tools; a server that dies on
 // start shows why with its stderr; then a chat where the scripted model
 // activates the server and calls its echo tool, whose result the card shows;
-// then a tool whose server asks for a form (elicitation), answered in the Inbox.
+// then a tool whose server asks for a form (elicitation), answered in the Inbox;
+// then the server made always on, on the page: its tools reach a new chat's
+// first request without activate_tools, and a URL-mode elicitation shows its
+// page with Done / Decline / Cancel.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -60,6 +63,12 @@ before(async () => {
     // Next message: a tool of the (still active) server that asks the person a form.
     [toolCallChunk(0, { id: "call_elicit", name: "mcp__everything__trigger-elicitation-request", args: "{}" }), { finish_reason: "tool_calls" }],
     ["Thanks, **Ada**.", { finish_reason: "stop" }],
+    // A new chat with the server always on: its tool at once, no activation.
+    [toolCallChunk(0, { id: "call_always", name: "mcp__everything__echo", args: '{"message": "always on"}' }), { finish_reason: "tool_calls" }],
+    ["Echoed without activating.", { finish_reason: "stop" }],
+    // A URL-mode elicitation (server-everything offers it to clients that declare URL mode).
+    [toolCallChunk(0, { id: "call_url", name: "mcp__everything__trigger-url-elicitation", args: '{"url": "https://example.com/connect", "message": "Link your example account"}' }), { finish_reason: "tool_calls" }],
+    ["Linked.", { finish_reason: "stop" }],
   ]);
   driver = await startDriver({ name: "mcp", cwd: workdir, env: { SKALD_DATA_DIR: dataDir } });
   session = await Session.create(driver.base, app);
@@ -206,6 +215,8 @@ test("an MCP elicitation is a form in the Inbox; the answer reaches the server a
   for (const f of ["name", "check", "email", "integer", "untitledSingleSelectEnum", "titledMultipleSelectEnum"]) {
     assert.ok(fields.includes(f), `${f} not in ${fields}`);
   }
+  // In the server's order, not alphabetical.
+  assert.deepEqual(fields.slice(0, 6), ["name", "check", "firstLine", "email", "homepage", "birthdate"]);
   const form = "[data-testid=inbox-question][data-tool-call=call_elicit]";
   // Required: sending it empty says so, and nothing is answered.
   await session.click(`${form} [data-testid=elicitation-accept]`);
@@ -235,4 +246,64 @@ test("an MCP elicitation is a form in the Inbox; the answer reaches the server a
   await waitUntil(() => mock.requests.length >= 5, "the model's last request");
   const toolMsg = mock.requests.at(-1).messages.find((m) => m.role === "tool" && m.tool_call_id === "call_elicit");
   assert.match(String(toolMsg?.content), /Name: Ada Lovelace/);
+});
+
+const cliOut = (args) => execFileSync(cli, args, { encoding: "utf8", env: { ...process.env, SKALD_DATA_DIR: dataDir } });
+
+test("always on, set on the MCP page, offers the server's tools from a new chat's first request; sampling is a switch", async () => {
+  await session.execute("location.hash = '#/mcp'");
+  const box = `${row("everything")} [data-testid=mcp-always-on]`;
+  await session.waitFor(`return document.querySelector('${box}')?.checked === false`, { what: "the always-on toggle, off" });
+  await session.execute(`document.querySelector('${box}').click()`);
+  await waitUntil(() => cliOut(["mcp", "always-on"]) === "everything\n", "the always-on setting stored");
+  assert.equal(await session.execute(`return document.querySelector('${box}').checked`), true);
+  // Sampling: off until the person turns it on; the CLI reads the same setting.
+  assert.match(cliOut(["mcp", "sampling"]), /^sampling: off/);
+  await session.execute("document.querySelector('[data-testid=mcp-sampling]').click()");
+  await waitUntil(() => /^sampling: on/.test(cliOut(["mcp", "sampling"])), "sampling allowed");
+  await shot("mcp-always-on.png");
+  await session.execute("document.querySelector('[data-testid=mcp-sampling]').click()");
+  await waitUntil(() => /^sampling: off/.test(cliOut(["mcp", "sampling"])), "sampling declined again");
+
+  const first = mock.requests.length;
+  await newChat(session);
+  await send(session, "Echo without activating anything.");
+  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_always] [data-testid=approve]')", {
+    what: "the approval of the always-on echo call",
+    timeoutMs: 60_000,
+  });
+  await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_always] [data-testid=approve]').click()");
+  await session.waitFor(
+    "const s = document.querySelector('.tool-card[data-tool-call=call_always] .tool-status'); return s?.dataset.status === 'done'",
+    { what: "the always-on echo result", timeoutMs: 30_000 },
+  );
+  // At the mock: the first request of the new chat already had the tool.
+  const offered = (mock.requests[first].tools ?? []).map((t) => t.function.name);
+  assert.ok(offered.includes("mcp__everything__echo"), `first request: ${offered}`);
+  await waitUntil(() => mock.requests.length >= first + 2, "the answer after the echo");
+});
+
+test("a URL-mode elicitation shows its page under the call, and Done reaches the server", async () => {
+  await session.waitFor("return !document.querySelector('[data-testid=turn-running]')", { what: "the previous turn to end" });
+  await send(session, "Link my example account.");
+  await session.waitFor("return !!document.querySelector('[data-testid=approval][data-tool-call=call_url] [data-testid=approve]')", {
+    what: "the approval of the URL elicitation tool",
+    timeoutMs: 60_000,
+  });
+  await session.execute("document.querySelector('[data-testid=approval][data-tool-call=call_url] [data-testid=approve]').click()");
+  const link = await session.waitFor(
+    "const u = document.querySelector('[data-testid=conversation] [data-testid=elicitation-url]'); return u ? u.querySelector('[data-testid=elicitation-url-link]').textContent : null",
+    { what: "the URL elicitation under its call", timeoutMs: 30_000 },
+  );
+  assert.equal(link, "https://example.com/connect");
+  const text = await session.execute("return document.querySelector('[data-testid=conversation] [data-testid=question-card]').textContent");
+  assert.match(text, /Link your example account/);
+  await session.execute("document.querySelector('[data-testid=conversation] [data-testid=elicitation-url]').scrollIntoView()");
+  await shot("mcp-elicitation-url.png");
+  await session.execute("document.querySelector('[data-testid=conversation] [data-testid=elicitation-done]').click()");
+  const result = await session.waitFor(
+    "const c = document.querySelector('.tool-card[data-tool-call=call_url]'); const s = c?.querySelector('.tool-status'); return s?.dataset.status === 'done' ? c.querySelector('.tool-result')?.textContent : null",
+    { what: "the URL elicitation tool's result", timeoutMs: 30_000 },
+  );
+  assert.match(result, /completed the URL elicitation/);
 });

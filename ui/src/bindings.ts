@@ -491,7 +491,17 @@ schema?: Record<string, unknown>,
 /**
  * The MCP server asking, for an elicitation.
  */
-server?: string, createdAt: number, };
+server?: string, 
+/**
+ * An elicitation's fields in the server's order (`schema`'s keys are
+ * sorted once it is a JSON value); `None` for an agent's question.
+ */
+propertyOrder?: Array<string>, 
+/**
+ * A URL-mode elicitation: the `http(s)` page to open in the browser;
+ * answering `accept` means "done".
+ */
+url?: string, createdAt: number, };
 
 export type ViewKind = { "kind": "markdown" } | { "kind": "code", language: string, } | { "kind": "text" } | { "kind": "image", mime: string, } | { "kind": "svg" } | { "kind": "pdf" } | { "kind": "latex" } | { "kind": "html" } | { "kind": "binary" };
 
@@ -545,13 +555,23 @@ export type SourceLineView = { file: string, line: number, };
 
 export type ViewerChanged = { watch: number, path: string, exists: boolean, };
 
-export type McpTransportView = { "transport": "stdio", command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, } | { "transport": "http", url: string, headers: { [key in string]: string }, };
+export type McpTransportView = { "transport": "stdio", command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, } | { "transport": "http", url: string, headers: { [key in string]: string }, 
+/**
+ * OAuth with a client registered beforehand (instead of dynamic
+ * registration); its secret is never shown.
+ */
+clientId?: string, };
 
 export type McpServerInput = { name: string, transport: McpTransportView, enabled: boolean, 
 /**
  * Per-call timeout; 60 000 when absent.
  */
-timeoutMs: number | null, description: string, };
+timeoutMs: number | null, description: string, 
+/**
+ * The pre-registered OAuth client's secret, written to the secrets
+ * store (never read back): `None` keeps the stored one, `""` removes it.
+ */
+clientSecret?: string, };
 
 export type McpStatusView = { "state": "connecting" } | { "state": "ready", tools: number, } | { "state": "failed", reason: string, stderr: Array<string>, } | { "state": "needs_sign_in", reason: string, } | { "state": "disabled" };
 

@@ -95,6 +95,8 @@ export const COMMANDS = [
   "answer_elicitation",
   "mcp_get_always_on",
   "mcp_set_always_on",
+  "mcp_get_allow_sampling",
+  "mcp_set_allow_sampling",
   "list_bypasses",
   "chat_models",
   "set_chat_model",
@@ -647,6 +649,21 @@ export function mcpGetAlwaysOn(sessionId: string | null): Promise<string[]> {
  */
 export function mcpSetAlwaysOn(sessionId: string | null, servers: string[]): Promise<string[]> {
   return invoke("mcp_set_always_on", { sessionId, servers });
+}
+
+/**
+ * Whether MCP servers may ask the session's model for completions
+ * (sampling); off unless the person turns it on.
+ */
+export function mcpGetAllowSampling(): Promise<boolean> {
+  return invoke("mcp_get_allow_sampling");
+}
+
+/**
+ * Turns sampling by MCP servers on or off; returns the stored value.
+ */
+export function mcpSetAllowSampling(allow: boolean): Promise<boolean> {
+  return invoke("mcp_set_allow_sampling", { allow });
 }
 
 /**

@@ -145,6 +145,23 @@ pub async fn mcp_set_always_on(
     Ok(state.sessions.mcp_always_on(session_id.as_deref()).await?)
 }
 
+/// Whether MCP servers may ask the session's model for completions
+/// (sampling); off unless the person turns it on.
+#[tauri::command]
+pub async fn mcp_get_allow_sampling(state: tauri::State<'_, AppState>) -> Result<bool, IpcError> {
+    Ok(state.sessions.mcp_allow_sampling().await?)
+}
+
+/// Turns sampling by MCP servers on or off; returns the stored value.
+#[tauri::command]
+pub async fn mcp_set_allow_sampling(
+    state: tauri::State<'_, AppState>,
+    allow: bool,
+) -> Result<bool, IpcError> {
+    state.sessions.set_mcp_allow_sampling(allow).await?;
+    Ok(state.sessions.mcp_allow_sampling().await?)
+}
+
 /// Emits `mcp-status` for every server whose status changes, for the app's life.
 pub fn watch_status(app: tauri::AppHandle, mcp: skald_mcp::McpManager) {
     let mut rx = mcp.subscribe();

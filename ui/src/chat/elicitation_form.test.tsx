@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { collect, type ElicitationAnswer, fieldsOf, mountElicitationForm } from "./elicitation_form";
 
+const opened = vi.hoisted(() => [] as string[]);
+vi.mock("../commands", () => ({
+  openExternal: async (url: string) => {
+    opened.push(url);
+  },
+}));
+
 const flush = async () => {
   for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 0));
 };
@@ -28,10 +35,10 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-function mount(s: unknown, onAnswer: (a: ElicitationAnswer) => void) {
+function mount(s: unknown, onAnswer: (a: ElicitationAnswer) => void, extra: { order?: string[]; url?: string } = {}) {
   const root = document.createElement("div");
   document.body.append(root);
-  dispose = mountElicitationForm(root, s, onAnswer);
+  dispose = mountElicitationForm(root, { schema: s, onAnswer, ...extra });
   return root;
 }
 function type(root: ParentNode, name: string, value: string) {
@@ -177,5 +184,54 @@ describe("field messages", () => {
     type(root, "a", "x");
     await flush();
     expect(Array.from(root.querySelectorAll("[data-testid=elicitation-error]")).map((e) => (e.closest("[data-field]") as HTMLElement).dataset.field)).toEqual(["b"]);
+  });
+});
+
+describe("the server's order", () => {
+  it("puts the fields in the order the question carries, not the schema object's (sorted in Rust)", () => {
+    // As it arrives from Rust: keys sorted; the order list is the server's.
+    const sorted = { type: "object", properties: { age: { type: "integer" }, bio: { type: "string" }, email: { type: "string" }, name: { type: "string" } } };
+    const root = mount(sorted, () => undefined, { order: ["name", "email", "age", "bio"] });
+    const fields = Array.from(root.querySelectorAll("[data-field]")).map((f) => (f as HTMLElement).dataset.field);
+    expect(fields).toEqual(["name", "email", "age", "bio"]);
+    // A property the list misses still shows, after the listed ones.
+    expect(fieldsOf(sorted, ["email"]).map((f) => f.key)).toEqual(["email", "age", "bio", "name"]);
+  });
+});
+
+describe("a URL-mode elicitation", () => {
+  it("shows the page, opens it outside the app on click and answers done, decline or cancel", async () => {
+    opened.length = 0;
+    const onAnswer = vi.fn();
+    const url = "https://example.com/connect?x=1";
+    const root = mount({ type: "object", properties: {} }, onAnswer, { url });
+    expect(root.querySelector("[data-testid=elicitation-form]")).toBeNull();
+    expect(root.textContent).toContain("example.com");
+    const link = root.querySelector("[data-testid=elicitation-url-link]") as HTMLAnchorElement;
+    expect(link.textContent).toBe(url);
+    const click = new MouseEvent("click", { bubbles: true, cancelable: true });
+    link.dispatchEvent(click);
+    // Never followed in the app's window.
+    expect(click.defaultPrevented).toBe(true);
+    await flush();
+    expect(opened).toEqual([url]);
+    expect(onAnswer).not.toHaveBeenCalled();
+    (root.querySelector("[data-testid=elicitation-done]") as HTMLButtonElement).click();
+    await flush();
+    expect(onAnswer).toHaveBeenCalledWith({ action: "accept", content: {} });
+  });
+
+  it("is what the question card shows for a question with a URL", async () => {
+    const { questionCard } = await import("./question");
+    const answer = vi.fn(async () => undefined);
+    const card = questionCard(
+      { toolCallId: "call_u", title: "everything asks", question: "Link your account", suggestedAnswers: [], schema: { type: "object", properties: {} }, url: "https://example.com/a" },
+      answer,
+    );
+    document.body.append(card);
+    expect(card.querySelector("[data-testid=question-input]")).toBeNull();
+    (card.querySelector("[data-testid=elicitation-decline]") as HTMLButtonElement).click();
+    await flush();
+    expect(answer).toHaveBeenCalledWith("call_u", JSON.stringify({ action: "decline" }));
   });
 });

@@ -3,9 +3,14 @@
 // strings (with formats), numbers and integers (with bounds), booleans,
 // enums (`enum` + `enumNames`, or `oneOf` of `const`/`title`) and
 // multi-select enums (`array` of those, with min/max items), some required — and the three answers the protocol knows: accept with the
-// content, decline, cancel.
+// content, decline, cancel. The fields come in the server's order, which the
+// question carries beside the schema (a JSON object read in Rust has sorted
+// keys). A URL-mode elicitation (MCP 2025-11) instead shows the page it
+// sends the person to, opened in the system browser on click, and answers
+// Done (accept, no content), Decline or Cancel.
 import { createSignal, For, Match, Show, Switch } from "solid-js";
 import { createStore } from "solid-js/store";
+import { openExternal } from "../commands";
 import { mountSolid } from "../solid";
 import "./elicitation_form.css";
 
@@ -38,13 +43,23 @@ function optionsOf(p: Record<string, unknown>): Option[] | null {
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
-/** The fields of a requested schema, in the schema's order. A property of a
- *  type MCP elicitation does not allow is an error: the card shows it and
- *  offers decline instead of a form that cannot answer. */
-export function fieldsOf(schema: unknown): Field[] {
+/** The schema's properties in `order` (the server's), any it does not name
+ *  after them in the schema's own order. */
+function ordered(properties: Record<string, Record<string, unknown>>, order: readonly string[]): [string, Record<string, unknown>][] {
+  const rank = new Map(order.map((k, i) => [k, i]));
+  return Object.entries(properties)
+    .map((e, i) => ({ e, r: rank.get(e[0]) ?? order.length + i }))
+    .sort((a, b) => a.r - b.r)
+    .map(({ e }) => e);
+}
+
+/** The fields of a requested schema, in the server's `order` when given.
+ *  A property of a type MCP elicitation does not allow is an error: the card
+ *  shows it and offers decline instead of a form that cannot answer. */
+export function fieldsOf(schema: unknown, order: readonly string[] = []): Field[] {
   const s = (schema ?? {}) as { properties?: Record<string, Record<string, unknown>>; required?: unknown };
   const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
-  return Object.entries(s.properties ?? {}).map(([key, p]) => {
+  return ordered(s.properties ?? {}, order).map(([key, p]) => {
     const base = { key, label: str(p.title) || key, help: str(p.description), required: required.has(key) };
     const options = p.type === "array" ? null : optionsOf(p);
     if (options) return { ...base, kind: "enum", options, default: p.default == null ? undefined : String(p.default) };
@@ -128,11 +143,75 @@ function initial(fields: Field[]): Raw {
 
 const INPUT_TYPE: Record<string, string> = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
 
-export function ElicitationForm(props: { schema: unknown; onAnswer: (a: ElicitationAnswer) => void | Promise<void> }) {
+export type ElicitationProps = {
+  schema: unknown;
+  /** The properties in the server's order. */
+  order?: readonly string[];
+  /** URL mode: the page to visit instead of a form. */
+  url?: string;
+  onAnswer: (a: ElicitationAnswer) => void | Promise<void>;
+};
+
+/** A URL-mode elicitation: where the server sends the person, in full (so
+ *  they see the host before they click), opened outside the app. */
+function UrlElicitation(props: { url: string; onAnswer: (a: ElicitationAnswer) => void | Promise<void> }) {
+  const [sent, setSent] = createSignal(false);
+  const [error, setError] = createSignal("");
+  const answer = async (a: ElicitationAnswer) => {
+    setSent(true);
+    try {
+      await props.onAnswer(a);
+    } catch {
+      setSent(false);
+    }
+  };
+  const open = (e: MouseEvent) => {
+    e.preventDefault();
+    setError("");
+    openExternal(props.url).catch((err) => setError(err instanceof Error ? err.message : String((err as { message?: unknown })?.message ?? err)));
+  };
+  let host = props.url;
+  try {
+    host = new URL(props.url).host;
+  } catch {
+    // Shown as given: the server's URL was checked in Rust already.
+  }
+  return (
+    <div class="elicitation-form elicitation-url" data-testid="elicitation-url">
+      <p>
+        Open in your browser: <strong>{host}</strong>
+      </p>
+      <p>
+        <a href={props.url} data-testid="elicitation-url-link" rel="noreferrer noopener" onClick={open}>
+          {props.url}
+        </a>
+      </p>
+      <Show when={error()}>
+        <p class="error" role="alert">
+          {error()}
+        </p>
+      </Show>
+      <div class="row">
+        <button type="button" class="approve" data-testid="elicitation-done" disabled={sent()} onClick={() => void answer({ action: "accept", content: {} })}>
+          Done
+        </button>
+        <button type="button" class="reject" data-testid="elicitation-decline" disabled={sent()} onClick={() => void answer({ action: "decline" })}>
+          Decline
+        </button>
+        <button type="button" data-testid="elicitation-cancel" disabled={sent()} onClick={() => void answer({ action: "cancel" })}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ElicitationForm(props: ElicitationProps) {
+  if (props.url) return <UrlElicitation url={props.url} onAnswer={props.onAnswer} />;
   let fields: Field[] = [];
   let schemaError = "";
   try {
-    fields = fieldsOf(props.schema);
+    fields = fieldsOf(props.schema, props.order);
   } catch (e) {
     schemaError = e instanceof Error ? e.message : String(e);
   }
@@ -265,6 +344,6 @@ export function ElicitationForm(props: { schema: unknown; onAnswer: (a: Elicitat
 
 /** For the (not yet Solid) question card: mounts the form into `container`
  *  and returns its disposer. */
-export function mountElicitationForm(container: HTMLElement, schema: unknown, onAnswer: (a: ElicitationAnswer) => void | Promise<void>): () => void {
-  return mountSolid(container, () => <ElicitationForm schema={schema} onAnswer={onAnswer} />);
+export function mountElicitationForm(container: HTMLElement, props: ElicitationProps): () => void {
+  return mountSolid(container, () => <ElicitationForm {...props} />);
 }

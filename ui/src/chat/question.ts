@@ -13,6 +13,10 @@ export interface Question {
   suggestedAnswers: string[];
   /** An MCP server's elicitation: the form's requested schema. */
   schema?: Record<string, unknown>;
+  /** Its fields in the server's order. */
+  propertyOrder?: string[];
+  /** A URL-mode elicitation: the page to open. */
+  url?: string;
 }
 
 export type AnswerQuestion = (toolCallId: string, answer: string) => Promise<void>;
@@ -77,8 +81,8 @@ export function questionCard(q: Question, answer: AnswerQuestion): HTMLElement {
   buttons.push(submit);
   // An elicitation is answered with its form; the answer text is what
   // answer_elicitation stores ({action, content}).
-  const form = q.schema ? el("div", { class: "question-form" }) : null;
-  if (form) mountElicitationForm(form, q.schema, (a) => send(JSON.stringify(a)));
+  const form = q.schema || q.url ? el("div", { class: "question-form" }) : null;
+  if (form) mountElicitationForm(form, { schema: q.schema, order: q.propertyOrder, url: q.url, onAnswer: (a) => send(JSON.stringify(a)) });
   const card = el(
     "div",
     { class: "question-card", role: "group", "aria-label": q.title, "data-testid": "question-card", "data-tool-call": q.toolCallId },

@@ -45,7 +45,7 @@ const locked: McpServerView = {
   status: { state: "needs_sign_in", reason: "the server asks for OAuth sign-in" },
 };
 
-function fakeDeps(list: McpServerView[]): McpDeps & { list: ReturnType<typeof vi.fn> } {
+function fakeDeps(list: McpServerView[], stored = { alwaysOn: [] as string[], sampling: false }): McpDeps & { list: ReturnType<typeof vi.fn> } {
   return {
     list: vi.fn(async () => list),
     save: vi.fn(async () => ready),
@@ -57,6 +57,11 @@ function fakeDeps(list: McpServerView[]): McpDeps & { list: ReturnType<typeof vi
     retry: vi.fn(async () => true),
     signIn: vi.fn(async () => ready),
     signOut: vi.fn(async () => ready),
+    // Stored as the app stores them: the page reads them back after a change.
+    alwaysOn: vi.fn(async () => stored.alwaysOn),
+    setAlwaysOn: vi.fn(async (servers: string[]) => (stored.alwaysOn = servers)),
+    allowSampling: vi.fn(async () => stored.sampling),
+    setAllowSampling: vi.fn(async (allow: boolean) => (stored.sampling = allow)),
     errorMessage: (e: unknown) => (e instanceof Error ? e.message : String(e)),
   };
 }
@@ -284,5 +289,67 @@ describe("parsePairs", () => {
     expect(parsePairs("A=b=c\n\n B = x ", "=")).toEqual({ A: "b=c", B: "x" });
     expect(parsePairs("Authorization: Bearer a:b", ":")).toEqual({ Authorization: "Bearer a:b" });
     expect(() => parsePairs("=x", "=")).toThrow("`=x` is not NAME=value");
+  });
+});
+
+describe("always on and sampling", () => {
+  it("a server's Always on toggle replaces the global list with it added or removed", async () => {
+    const deps = fakeDeps([ready, failed], { alwaysOn: ["broken"], sampling: false });
+    const root = mount(deps);
+    await flush();
+    const box = (name: string) => q<HTMLInputElement>(root, `[data-server=${name}] [data-testid=mcp-always-on]`);
+    expect(box("broken").checked).toBe(true);
+    expect(box("everything").checked).toBe(false);
+    box("everything").checked = true;
+    box("everything").dispatchEvent(new Event("change", { bubbles: true }));
+    await flush();
+    expect(deps.setAlwaysOn).toHaveBeenLastCalledWith(["broken", "everything"]);
+    expect(box("everything").checked).toBe(true);
+    box("broken").checked = false;
+    box("broken").dispatchEvent(new Event("change", { bubbles: true }));
+    await flush();
+    expect(deps.setAlwaysOn).toHaveBeenLastCalledWith(["everything"]);
+  });
+
+  it("the sampling switch is off by default, explains what it allows, and stores the choice", async () => {
+    const deps = fakeDeps([ready]);
+    const root = mount(deps);
+    await flush();
+    const sw = q<HTMLInputElement>(root, "[data-testid=mcp-sampling]");
+    expect(sw.checked).toBe(false);
+    const text = q(root, "[data-testid=mcp-sampling-box]").textContent!;
+    expect(text).toContain("declined");
+    expect(text).toContain("tokens");
+    sw.checked = true;
+    sw.dispatchEvent(new Event("change", { bubbles: true }));
+    await flush();
+    expect(deps.setAllowSampling).toHaveBeenCalledWith(true);
+    expect(sw.checked).toBe(true);
+  });
+});
+
+describe("a pre-registered OAuth client", () => {
+  it("an HTTP server takes a client id and a write-only secret; editing shows the id, never the secret", async () => {
+    const deps = fakeDeps([{ ...remote, transport: { transport: "http", url: "https://example.invalid/mcp", headers: {}, clientId: "skald-desktop" } }]);
+    const root = mount(deps);
+    await flush();
+    click(root, "[data-server=remote] [data-testid=mcp-edit]");
+    await flush();
+    expect(q<HTMLInputElement>(root, "[name=mcp-client-id]").value).toBe("skald-desktop");
+    const secret = q<HTMLInputElement>(root, "[name=mcp-client-secret]");
+    expect(secret.type).toBe("password");
+    expect(secret.value).toBe("");
+    // Left empty: the stored secret is kept (no clientSecret sent).
+    submit(root);
+    await flush();
+    const [first] = (deps.save as ReturnType<typeof vi.fn>).mock.calls[0] as [Record<string, unknown>];
+    expect(first.transport).toEqual({ transport: "http", url: "https://example.invalid/mcp", headers: {}, clientId: "skald-desktop" });
+    expect("clientSecret" in first).toBe(false);
+    click(root, "[data-server=remote] [data-testid=mcp-edit]");
+    await flush();
+    type(root, "[name=mcp-client-secret]", "s3cret");
+    submit(root);
+    await flush();
+    expect(deps.save).toHaveBeenLastCalledWith(expect.objectContaining({ clientSecret: "s3cret" }), "remote");
   });
 });

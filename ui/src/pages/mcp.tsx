@@ -1,6 +1,8 @@
 // The MCP page: every configured server with its live status (connecting,
 // ready with its tools, failed with why and its last stderr lines,
-// disabled), its log, and add / edit / import / enable / test / remove.
+// disabled), its log, and add / edit / import / enable / test / remove;
+// which servers are always on (their tools in every chat from the first
+// message) and whether servers may sample the model.
 // It re-reads the list every second while shown: servers connect, fail and
 // restart in the background, and the CLI may change them too.
 import { createSignal, For, Match, onCleanup, onMount, Show, Switch } from "solid-js";
@@ -24,6 +26,12 @@ export type McpDeps = {
   /** OAuth for an HTTP server: opens the browser, resolves after the redirect. */
   signIn: (name: string) => Promise<unknown>;
   signOut: (name: string) => Promise<unknown>;
+  /** Servers whose tools every chat gets without `activate_tools`. */
+  alwaysOn: () => Promise<string[]>;
+  setAlwaysOn: (servers: string[]) => Promise<string[]>;
+  /** Whether servers may ask the model for completions (MCP sampling). */
+  allowSampling: () => Promise<boolean>;
+  setAllowSampling: (allow: boolean) => Promise<boolean>;
   /** Calls `handler` on every server status change; resolves to an unlisten. */
   onStatus?: (handler: () => void) => Promise<() => void>;
   errorMessage: (e: unknown) => string;
@@ -44,6 +52,10 @@ const realDeps: McpDeps = {
   retry: cmd.mcpRetry,
   signIn: cmd.mcpSignIn,
   signOut: cmd.mcpSignOut,
+  alwaysOn: () => cmd.mcpGetAlwaysOn(null),
+  setAlwaysOn: (servers) => cmd.mcpSetAlwaysOn(null, servers),
+  allowSampling: cmd.mcpGetAllowSampling,
+  setAllowSampling: cmd.mcpSetAllowSampling,
   onStatus: (handler) => listen("mcp-status", () => handler()),
   errorMessage,
 };
@@ -79,11 +91,16 @@ export function McpPage(props: { deps: McpDeps; refreshMs?: number }) {
   const [loaded, setLoaded] = createSignal(false);
   const [error, setError] = createSignal("");
   const [panel, setPanel] = createSignal<Panel>(null);
+  const [alwaysOn, setAlwaysOn] = createSignal<string[]>([]);
+  const [sampling, setSampling] = createSignal(false);
 
   const refresh = async () => {
     try {
       // Keyed by name, so a row keeps its open log and tools across polls.
-      setServers(reconcile(await deps.list(), { key: "name" }));
+      const [list, always, sample] = await Promise.all([deps.list(), deps.alwaysOn(), deps.allowSampling()]);
+      setServers(reconcile(list, { key: "name" }));
+      setAlwaysOn(always);
+      setSampling(sample);
       setLoaded(true);
     } catch (e) {
       setError(deps.errorMessage(e));
@@ -99,6 +116,11 @@ export function McpPage(props: { deps: McpDeps; refreshMs?: number }) {
     await refresh();
   };
   const edit = (s: McpServerView) => setPanel({ kind: "edit", input: inputOf(s) });
+  const toggleAlwaysOn = (name: string, on: boolean) =>
+    act(async () => {
+      const rest = alwaysOn().filter((n) => n !== name);
+      setAlwaysOn(await deps.setAlwaysOn(on ? [...rest, name] : rest));
+    });
 
   onMount(() => {
     void refresh();
@@ -126,8 +148,26 @@ export function McpPage(props: { deps: McpDeps; refreshMs?: number }) {
     <section class="mcp-page" data-testid="mcp-page">
       <h1>MCP servers</h1>
       <p class="muted">
-        Servers connect in the background. A chat uses a server's tools once the agent activates it (<code>activate_tools</code>).
+        Servers connect in the background. A chat uses a server's tools once the agent activates it (<code>activate_tools</code>), unless the server is <em>always on</em>.
       </p>
+      <div class="mcp-sampling" data-testid="mcp-sampling-box">
+        <label class="inline">
+          <input
+            type="checkbox"
+            data-testid="mcp-sampling"
+            checked={sampling()}
+            disabled={!loaded()}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              void act(async () => setSampling(await deps.setAllowSampling(on)));
+            }}
+          />{" "}
+          Let servers use the model (sampling)
+        </label>
+        <p class="muted">
+          A server may ask Skald's model to write something for it while one of its tools runs. With this on, the request goes to the chat's default model, is paid with your key and tokens, and the answer goes back to the server. Off, such requests are declined and the server is told why.
+        </p>
+      </div>
       <div class="row">
         <button type="button" class="send" data-testid="mcp-add" onClick={() => setPanel({ kind: "add" })}>
           Add server
@@ -164,7 +204,7 @@ export function McpPage(props: { deps: McpDeps; refreshMs?: number }) {
         <Show when={servers.length} fallback={<p class="muted" data-testid="mcp-empty">No MCP server yet: add one, or import your <code>mcpServers</code> JSON.</p>}>
           <ul class="mcp-servers">
             <For each={servers}>
-              {(s) => <ServerRow server={s} deps={deps} act={act} edit={edit} />}
+              {(s) => <ServerRow server={s} deps={deps} act={act} edit={edit} alwaysOn={alwaysOn().includes(s.name)} setAlwaysOn={(on) => void toggleAlwaysOn(s.name, on)} />}
             </For>
           </ul>
         </Show>
@@ -178,6 +218,8 @@ function ServerRow(props: {
   deps: McpDeps;
   act: (what: () => Promise<unknown>) => Promise<void>;
   edit: (s: McpServerView) => void;
+  alwaysOn: boolean;
+  setAlwaysOn: (on: boolean) => void;
 }) {
   const s = () => props.server;
   const [log, setLog] = createSignal<string | null>(null);
@@ -248,6 +290,9 @@ function ServerRow(props: {
             }}
           />{" "}
           Enabled
+        </label>
+        <label class="inline" title="Its tools are in every chat from the first message, without activate_tools. They take room in every request.">
+          <input type="checkbox" data-testid="mcp-always-on" checked={props.alwaysOn} onChange={(e) => props.setAlwaysOn(e.currentTarget.checked)} /> Always on
         </label>
         <button type="button" data-testid="mcp-edit" onClick={() => props.edit(s())}>
           Edit

@@ -51,6 +51,9 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
   const [cwd, setCwd] = createSignal(stdio?.cwd ?? "");
   const [url, setUrl] = createSignal(http?.url ?? "");
   const [headers, setHeaders] = createSignal(formatPairs(http?.headers ?? {}, ":"));
+  const [clientId, setClientId] = createSignal(http?.clientId ?? "");
+  // Write-only: the stored secret is never read back; empty keeps it.
+  const [clientSecret, setClientSecret] = createSignal("");
   const [description, setDescription] = createSignal(init.description);
   const [timeout, setTimeoutSecs] = createSignal(String(Math.max(1, Math.round((init.timeoutMs ?? 60_000) / 1000))));
   const [enabled, setEnabled] = createSignal(init.enabled);
@@ -74,8 +77,9 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
             env: parsePairs(env(), "="),
             cwd: cwd().trim() || null,
           }
-        : { transport: "http", url: url().trim(), headers: parsePairs(headers(), ":") };
-    return { name: name().trim(), transport, enabled: enabled(), timeoutMs: secs * 1000, description: description().trim() };
+        : { transport: "http", url: url().trim(), headers: parsePairs(headers(), ":"), ...(clientId().trim() ? { clientId: clientId().trim() } : {}) };
+    const secret = kind() === "http" && clientId().trim() && clientSecret().trim() ? { clientSecret: clientSecret().trim() } : {};
+    return { name: name().trim(), transport, enabled: enabled(), timeoutMs: secs * 1000, description: description().trim(), ...secret };
   };
 
   const run = async (what: "save" | "test") => {
@@ -139,6 +143,26 @@ export function ServerForm(props: { initial?: McpServerInput; deps: FormDeps; do
                 </span>
                 <textarea name="mcp-headers" rows={2} value={headers()} onInput={(e) => setHeaders(e.currentTarget.value)} />
               </label>
+              <label>
+                <span>
+                  OAuth client id <span class="muted">(optional)</span>
+                </span>
+                <input name="mcp-client-id" value={clientId()} onInput={(e) => setClientId(e.currentTarget.value)} placeholder="registered with http://127.0.0.1 as redirect" />
+              </label>
+              <label>
+                <span>
+                  Client secret <span class="muted">(optional, kept in secrets)</span>
+                </span>
+                <input
+                  name="mcp-client-secret"
+                  type="password"
+                  autocomplete="off"
+                  value={clientSecret()}
+                  onInput={(e) => setClientSecret(e.currentTarget.value)}
+                  placeholder={props.initial && http?.clientId ? "unchanged" : ""}
+                />
+              </label>
+              <p class="muted wide">Without a client id, sign-in registers Skald with the server's authorization server, when it allows that.</p>
             </>
           }
         >

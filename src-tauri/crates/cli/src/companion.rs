@@ -157,6 +157,11 @@ pub fn question_lines(questions: &[PendingQuestionView]) -> Vec<String> {
             if !q.suggested_answers.is_empty() {
                 line.push_str(&format!("  [{}]", q.suggested_answers.join(" | ")));
             }
+            if let Some(url) = &q.url {
+                line.push_str(&format!(
+                    "  open {url}, then answer done | decline | cancel"
+                ));
+            }
             line
         })
         .collect()
@@ -205,6 +210,12 @@ async fn read_answer(q: PendingQuestionView) -> Option<String> {
     tokio::task::spawn_blocking(move || {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(err, "\n? {}\n{}", q.title, q.question.trim());
+        if let Some(url) = &q.url {
+            let _ = writeln!(
+                err,
+                "  open {url} in your browser, then answer done, decline or cancel"
+            );
+        }
         for (i, s) in q.suggested_answers.iter().enumerate() {
             let _ = writeln!(err, "  {}) {s}", i + 1);
         }

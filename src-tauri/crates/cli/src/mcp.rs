@@ -42,6 +42,16 @@ pub enum McpCommand {
         /// Added disabled.
         #[arg(long)]
         disabled: bool,
+        /// An HTTP server's OAuth client registered beforehand (with
+        /// `http://127.0.0.1` as redirect), used instead of dynamic
+        /// registration at `skald mcp login`.
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// The environment variable holding that client's secret; it goes
+        /// to the secrets store (a secret on the command line would be in
+        /// the shell's history and the process list).
+        #[arg(long, value_name = "VAR", requires = "client_id")]
+        client_secret_env: Option<String>,
         /// The URL, or the command and its arguments (after `--`).
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         target: Vec<String>,
@@ -77,6 +87,26 @@ pub enum McpCommand {
     /// Import Claude Desktop / Claude Code / Cursor `mcpServers` JSON (or
     /// VS Code's `servers`); fields Skald does not use are reported.
     Import { file: PathBuf },
+    /// Offer a server's tools from a chat's first message, without
+    /// `activate_tools` (they take context in every request): in every chat,
+    /// or with `--session` in one. Without on|off, shows the list.
+    AlwaysOn {
+        name: Option<String>,
+        state: Option<OnOff>,
+        /// One session instead of every one.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+    },
+    /// Let MCP servers ask the session's model for completions (sampling;
+    /// they spend your tokens). Off by default: such requests are declined.
+    /// Without on|off, shows the setting.
+    Sampling { state: Option<OnOff> },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 async fn open(dir: &Path) -> Result<Store, ExitCode> {
@@ -113,6 +143,8 @@ pub async fn command(dir: &Path, cmd: McpCommand) -> ExitCode {
             timeout,
             description,
             disabled,
+            client_id,
+            client_secret_env,
             target,
         } => {
             add(
@@ -124,6 +156,7 @@ pub async fn command(dir: &Path, cmd: McpCommand) -> ExitCode {
                 timeout,
                 description,
                 disabled,
+                (client_id, client_secret_env),
                 target,
             )
             .await
@@ -141,6 +174,12 @@ pub async fn command(dir: &Path, cmd: McpCommand) -> ExitCode {
         McpCommand::Enable { name } => toggle(&store, &name, true).await,
         McpCommand::Disable { name } => toggle(&store, &name, false).await,
         McpCommand::Import { file } => import(&store, &file).await,
+        McpCommand::AlwaysOn {
+            name,
+            state,
+            session,
+        } => always_on(&store, name, state, session.as_deref()).await,
+        McpCommand::Sampling { state } => sampling(&store, state).await,
         McpCommand::Login { name } => login(&store, &name).await,
         McpCommand::Logout { name } => match skald_mcp::oauth::sign_out(&store, &name).await {
             Ok(true) => {
@@ -165,10 +204,18 @@ async fn add(
     timeout: Option<u64>,
     description: Option<String>,
     disabled: bool,
+    (client_id, client_secret_env): (Option<String>, Option<String>),
     target: Vec<String>,
 ) -> ExitCode {
     let is_url = target.len() == 1
         && (target[0].starts_with("http://") || target[0].starts_with("https://"));
+    let client_secret = match &client_secret_env {
+        Some(var) => match std::env::var(var) {
+            Ok(v) if !v.trim().is_empty() => Some(v.trim().to_string()),
+            _ => return fail(2, &format!("--client-secret-env: `{var}` is not set")),
+        },
+        None => None,
+    };
     let transport = if is_url {
         if !env.is_empty() || cwd.is_some() {
             return fail(2, "--env and --cwd are for stdio servers, not a URL");
@@ -177,12 +224,18 @@ async fn add(
             Ok(headers) => Transport::Http {
                 url: target[0].clone(),
                 headers,
+                client_id: client_id
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty()),
             },
             Err(code) => return code,
         }
     } else {
         if !header.is_empty() {
             return fail(2, "--header is for HTTP servers, not a command");
+        }
+        if client_id.is_some() {
+            return fail(2, "--client-id is for HTTP servers (OAuth), not a command");
         }
         let env = match pairs(&env, '=', "env") {
             Ok(e) => e,
@@ -214,6 +267,12 @@ async fn add(
         Ok(r) => r,
         Err(e) => return fail(2, &e.to_string()),
     };
+    // Replacing a server without a new secret keeps no stale one.
+    if let Err(e) =
+        skald_mcp::oauth::set_client_secret(store, &name, client_secret.as_deref()).await
+    {
+        return fail(1, &e.to_string());
+    }
     match store.mcp_servers().upsert(&row).await {
         Ok(new) => {
             print_out(&format!(
@@ -287,6 +346,95 @@ async fn list(store: &Store, dir: &Path, status: bool, json: bool) -> ExitCode {
         print_out("no MCP servers (`skald mcp add NAME -- COMMAND ARGS...`)");
     } else {
         print_out(&lines.join("\n"));
+    }
+    ExitCode::SUCCESS
+}
+
+async fn always_on(
+    store: &Store,
+    name: Option<String>,
+    state: Option<OnOff>,
+    session: Option<&str>,
+) -> ExitCode {
+    if let Some(id) = session {
+        match store.sessions().get(id).await {
+            Ok(Some(_)) => {}
+            Ok(None) => return fail(2, &format!("no session `{id}`")),
+            Err(e) => return fail(1, &e.to_string()),
+        }
+    }
+    let mut names = match own_always_on(store, session).await {
+        Ok(n) => n,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let (Some(name), Some(state)) = (name.clone(), state) else {
+        if name.is_some() {
+            return fail(2, "say on or off: `skald mcp always-on NAME on|off`");
+        }
+        let all = match skald_session::mcp_always_on(store, session).await {
+            Ok(a) => a,
+            Err(e) => return fail(1, &e.to_string()),
+        };
+        if all.is_empty() {
+            print_out("no MCP server is always on (`skald mcp always-on NAME on`)");
+        } else {
+            print_out(&all.into_iter().collect::<Vec<_>>().join("\n"));
+        }
+        return ExitCode::SUCCESS;
+    };
+    match store.mcp_servers().get(&name).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return fail(2, &format!("no MCP server named `{name}`")),
+        Err(e) => return fail(1, &e.to_string()),
+    }
+    names.retain(|n| *n != name);
+    if state == OnOff::On {
+        names.push(name.clone());
+    }
+    if let Err(e) = skald_session::set_mcp_always_on(store, session, &names).await {
+        return fail(1, &e.to_string());
+    }
+    let scope = session.map_or("every chat".to_string(), |id| format!("session {id}"));
+    print_out(&match state {
+        OnOff::On => format!("{name} is always on in {scope}: its tools need no activate_tools"),
+        OnOff::Off => format!("{name} is no longer always on in {scope}"),
+    });
+    ExitCode::SUCCESS
+}
+
+/// A session's own always-on list (or the global one), without the global
+/// one mixed in: that is what on|off edits.
+async fn own_always_on(
+    store: &Store,
+    session: Option<&str>,
+) -> Result<Vec<String>, skald_store::StoreError> {
+    let key = match session {
+        Some(id) => format!("{}:{id}", skald_session::ALWAYS_ON_SETTING),
+        None => skald_session::ALWAYS_ON_SETTING.to_string(),
+    };
+    Ok(store
+        .settings()
+        .get(&key)
+        .await?
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect())
+}
+
+async fn sampling(store: &Store, state: Option<OnOff>) -> ExitCode {
+    if let Some(state) = state
+        && let Err(e) = skald_session::set_mcp_allow_sampling(store, state == OnOff::On).await
+    {
+        return fail(1, &e.to_string());
+    }
+    match skald_session::mcp_allow_sampling(store).await {
+        Ok(true) => print_out(
+            "sampling: on — MCP servers may ask the session's model for completions (it spends your tokens)",
+        ),
+        Ok(false) => print_out("sampling: off — MCP servers' sampling requests are declined"),
+        Err(e) => return fail(1, &e.to_string()),
     }
     ExitCode::SUCCESS
 }
@@ -413,11 +561,11 @@ async fn login(store: &Store, name: &str) -> ExitCode {
         }
         Err(e) => return fail(1, &e.to_string()),
     };
-    let url = match ServerConfig::from_row(&row) {
+    let (url, client_id) = match ServerConfig::from_row(&row) {
         Ok(ServerConfig {
-            transport: Transport::Http { url, .. },
+            transport: Transport::Http { url, client_id, .. },
             ..
-        }) => url,
+        }) => (url, client_id),
         Ok(_) => {
             return fail(
                 2,
@@ -430,8 +578,15 @@ async fn login(store: &Store, name: &str) -> ExitCode {
         eprintln!("skald: sign in to {name} in your browser:\n  {auth}");
         open_browser(auth);
     };
-    match skald_mcp::oauth::sign_in(store, name, &url, open, skald_mcp::oauth::SIGN_IN_TIMEOUT)
-        .await
+    match skald_mcp::oauth::sign_in(
+        store,
+        name,
+        &url,
+        client_id.as_deref(),
+        open,
+        skald_mcp::oauth::SIGN_IN_TIMEOUT,
+    )
+    .await
     {
         Ok(()) => {
             print_out(&format!("signed in to {name}"));

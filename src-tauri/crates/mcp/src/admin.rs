@@ -61,7 +61,15 @@ fn transport_view(t: &Transport) -> McpTransportView {
             env,
             cwd,
         },
-        Transport::Http { url, headers } => McpTransportView::Http { url, headers },
+        Transport::Http {
+            url,
+            headers,
+            client_id,
+        } => McpTransportView::Http {
+            url,
+            headers,
+            client_id,
+        },
     }
 }
 
@@ -78,7 +86,17 @@ fn transport_of(t: McpTransportView) -> Transport {
             env,
             cwd: cwd.filter(|c| !c.trim().is_empty()),
         },
-        McpTransportView::Http { url, headers } => Transport::Http { url, headers },
+        McpTransportView::Http {
+            url,
+            headers,
+            client_id,
+        } => Transport::Http {
+            url,
+            headers,
+            client_id: client_id
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty()),
+        },
     }
 }
 
@@ -173,6 +191,7 @@ pub async fn save(
     input: McpServerInput,
     previous: Option<&str>,
 ) -> Result<McpServerView, McpError> {
+    let secret = input.client_secret.clone();
     let c = config_of(input)?;
     let renamed = previous.filter(|p| *p != c.name);
     // A rename onto another server's name would silently replace it.
@@ -186,6 +205,15 @@ pub async fn save(
     if let Some(old) = renamed {
         store.mcp_servers().delete(old).await?;
         manager.remove(old);
+        // The client's secret follows the server to its new name.
+        if let Some(s) = store.secrets().get(&oauth::client_secret_key(old)).await? {
+            oauth::set_client_secret(store, &c.name, Some(&s)).await?;
+        }
+        oauth::set_client_secret(store, old, None).await?;
+    }
+    if let Some(s) = secret {
+        let s = s.trim();
+        oauth::set_client_secret(store, &c.name, (!s.is_empty()).then_some(s)).await?;
     }
     let name = c.name.clone();
     manager.put(c);
@@ -199,6 +227,7 @@ pub async fn remove(manager: &McpManager, store: &Store, name: &str) -> Result<b
     let stored = store.mcp_servers().delete(name).await?;
     let running = manager.remove(name);
     let _ = oauth::sign_out(store, name).await;
+    let _ = oauth::set_client_secret(store, name, None).await;
     Ok(stored || running)
 }
 
@@ -312,12 +341,20 @@ pub async fn sign_in(
     let c = manager
         .config(name)
         .ok_or_else(|| McpError::UnknownServer(name.to_string()))?;
-    let Transport::Http { url, .. } = &c.transport else {
+    let Transport::Http { url, client_id, .. } = &c.transport else {
         return Err(McpError::InvalidConfig(format!(
             "{name} is a stdio server: signing in is for HTTP servers"
         )));
     };
-    oauth::sign_in(store, name, url, open, oauth::SIGN_IN_TIMEOUT).await?;
+    oauth::sign_in(
+        store,
+        name,
+        url,
+        client_id.as_deref(),
+        open,
+        oauth::SIGN_IN_TIMEOUT,
+    )
+    .await?;
     manager.put(c);
     server_view(manager, store, name)
         .await

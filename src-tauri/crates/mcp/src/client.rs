@@ -18,7 +18,7 @@ use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
     FormElicitationCapability, Implementation, ListRootsResult, NumberOrString,
     ProgressNotificationParam, ProgressToken, Role, Root, RootsCapabilities, SamplingCapability,
-    SamplingMessage,
+    SamplingMessage, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
@@ -32,7 +32,7 @@ use tokio::sync::Notify;
 
 use crate::McpError;
 use crate::config::Transport;
-use crate::requests::{ElicitReply, Elicitation, RequestRoute, SamplingRequest};
+use crate::requests::{ElicitReply, RequestRoute, SamplingRequest, elicitation_of};
 
 /// How long a failed start waits for the rest of the server's stderr.
 const STDERR_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
@@ -141,14 +141,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let ElicitRequestParams::FormElicitationParams {
-            message,
-            requested_schema,
-            ..
-        } = request
-        else {
-            // A URL elicitation would send the person to a page the server
-            // names; Skald does not open those on a server's word.
+        let Some(elicitation) = elicitation_of(&self.server, request) else {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         };
         let Some(host) = self.requests.host() else {
@@ -159,19 +152,11 @@ impl ClientHandler for Handler {
             tracing::info!(server = %self.server, "elicitation outside a tool call declined");
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
-        let schema = serde_json::to_value(&requested_schema)
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let reply = host
-            .elicit(
-                call,
-                Elicitation {
-                    server: self.server.clone(),
-                    message,
-                    schema,
-                },
-            )
-            .await;
+        let url_mode = elicitation.url.is_some();
+        let reply = host.elicit(call, elicitation).await;
         Ok(match reply {
+            // A URL-mode answer carries no content: the person did it there.
+            ElicitReply::Accept(_) if url_mode => ElicitResult::new(ElicitationAction::Accept),
             ElicitReply::Accept(content) => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(content)
             }
@@ -241,8 +226,11 @@ impl ClientHandler for Handler {
         let mut caps = ClientCapabilities::default();
         caps.roots = Some(RootsCapabilities::default());
         caps.sampling = Some(SamplingCapability::default());
-        caps.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        caps.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
         ClientConfig::new(
             caps,
             Implementation::new("skald", env!("CARGO_PKG_VERSION")),
@@ -380,7 +368,7 @@ pub(crate) async fn connect(
                 }
             }
         }
-        Transport::Http { url, headers } => {
+        Transport::Http { url, headers, .. } => {
             let mut custom = HashMap::new();
             for (k, v) in filled(headers, secrets)? {
                 let name = http::HeaderName::try_from(k.as_str())
@@ -446,6 +434,7 @@ mod tests {
         let t = Transport::Http {
             url: "http://x".into(),
             headers: [("A".to_string(), "${B} ${C}".to_string())].into(),
+            client_id: None,
         };
         assert_eq!(secret_names(&t), ["B", "C"]);
     }

@@ -34,6 +34,12 @@ pub enum Transport {
         /// `${NAME}` in a value is filled from Skald's secrets at connect.
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         headers: BTreeMap<String, String>,
+        /// OAuth with a client registered beforehand at the authorization
+        /// server, instead of dynamic client registration. Its secret, if
+        /// it has one, is in the secrets store
+        /// ([`oauth::client_secret_key`](crate::oauth::client_secret_key)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_id: Option<String>,
     },
 }
 
@@ -66,6 +72,10 @@ pub struct ServerConfig {
     pub transport: Transport,
     pub enabled: bool,
     pub timeout: Duration,
+    /// How long the start (spawn, handshake, `tools/list`) may take; `None`:
+    /// the call timeout. Not stored: a process start is slower than a call
+    /// on a loaded machine, so tests with a short call timeout set it apart.
+    pub connect_timeout: Option<Duration>,
     /// What the server is for, as the model reads it.
     pub description: String,
 }
@@ -78,8 +88,20 @@ impl ServerConfig {
             transport,
             enabled: true,
             timeout: DEFAULT_TIMEOUT,
+            connect_timeout: None,
             description: String::new(),
         }
+    }
+
+    /// A start may take this long (see [`connect_timeout`](Self::connect_timeout)).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// How long the start may take.
+    pub fn start_timeout(&self) -> Duration {
+        self.connect_timeout.unwrap_or(self.timeout)
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -136,6 +158,7 @@ impl ServerConfig {
             transport,
             enabled: row.enabled,
             timeout: Duration::from_millis(u64::try_from(row.timeout_ms).unwrap_or(1).max(1)),
+            connect_timeout: None,
             description: row.description.clone(),
         })
     }
@@ -200,6 +223,7 @@ mod tests {
             Transport::Http {
                 url: "ftp://x".into(),
                 headers: Default::default(),
+                client_id: None,
             },
         );
         assert!(bad.validate().is_err());

@@ -90,6 +90,7 @@ impl Tool for Register {
                 (None, Some(url)) => Transport::Http {
                     url,
                     headers: i.headers,
+                    client_id: None,
                 },
                 _ => return Err(ToolError::failed("give exactly one of `command` and `url`")),
             };

@@ -64,6 +64,7 @@ fn entry_config(
         Transport::Http {
             url,
             headers: string_map(obj.get("headers"), "headers")?,
+            client_id: None,
         }
     } else {
         let command = obj

@@ -342,14 +342,14 @@ impl McpManager {
             .collect()
     }
 
-    /// Waits, at most the server's timeout, until it is ready; a failed or
+    /// Waits, at most the server's start timeout, until it is ready; a failed or
     /// disabled server is an error at once (with its stderr tail).
     pub async fn wait_ready(&self, name: &str) -> Result<(), McpError> {
         let server = self
             .server(name)
             .ok_or_else(|| McpError::UnknownServer(name.to_string()))?;
         let mut rx = server.status.subscribe();
-        let timeout = server.config.timeout;
+        let timeout = server.config.start_timeout();
         let waited = tokio::time::timeout(timeout, async {
             loop {
                 let s = rx.borrow_and_update().clone();
@@ -585,12 +585,12 @@ async fn supervise(inner: Arc<Inner>, server: Arc<Server>) {
         };
         let connected = tokio::select! {
             _ = server.stop.cancelled() => break,
-            r = tokio::time::timeout(server.config.timeout, attempt) => r,
+            r = tokio::time::timeout(server.config.start_timeout(), attempt) => r,
         };
         match connected {
             Err(_) => server.failed(format!(
                 "no answer to the handshake within {} ms",
-                server.config.timeout.as_millis()
+                server.config.start_timeout().as_millis()
             )),
             Ok(Err(McpError::SignInRequired(reason))) => {
                 // Retrying cannot help until the person signs in (which

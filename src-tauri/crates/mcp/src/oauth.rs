@@ -1,6 +1,8 @@
 //! Signing in to a streamable HTTP server with OAuth 2.1: the server's
 //! protected-resource metadata (RFC 9728) names its authorization server,
-//! whose metadata (RFC 8414) gives the endpoints; Skald registers itself
+//! whose metadata (RFC 8414) gives the endpoints; Skald uses the client id
+//! the person registered beforehand when the server's configuration names
+//! one (its secret, if any, in the secrets store), else registers itself
 //! (RFC 7591) where the server offers it, sends the person's browser to the
 //! authorization endpoint with a PKCE challenge (S256), receives the code on
 //! a one-shot listener on 127.0.0.1, and exchanges it for tokens. The
@@ -35,6 +37,27 @@ const HTTP_TIMEOUT: Duration = Duration::from_secs(20);
 /// The secret holding a server's tokens.
 pub fn secret_key(server: &str) -> String {
     format!("mcp-oauth:{server}")
+}
+
+/// The secret holding a server's pre-registered OAuth client secret.
+pub fn client_secret_key(server: &str) -> String {
+    format!("mcp-oauth-client:{server}")
+}
+
+/// Stores (`Some`) or forgets (`None`) the secret of a server's
+/// pre-registered OAuth client.
+pub async fn set_client_secret(
+    store: &Store,
+    server: &str,
+    secret: Option<&str>,
+) -> Result<(), McpError> {
+    match secret {
+        Some(s) => store.secrets().set(&client_secret_key(server), s).await?,
+        None => {
+            store.secrets().delete(&client_secret_key(server)).await?;
+        }
+    }
+    Ok(())
 }
 
 /// What is stored per server.
@@ -338,11 +361,14 @@ pub fn pkce_challenge(verifier: &str) -> String {
 
 /// Signs in to `server` (at `url`): `open` is given the authorization URL
 /// (the app opens the browser; the CLI prints it too), then the browser's
-/// redirect to the loopback listener is awaited at most `timeout`.
+/// redirect to the loopback listener is awaited at most `timeout`. With
+/// `client_id` (registered beforehand, with `http://127.0.0.1` as its
+/// redirect: RFC 8252 lets the port vary) no dynamic registration is tried.
 pub async fn sign_in(
     store: &Store,
     server: &str,
     url: &str,
+    client_id: Option<&str>,
     open: impl FnOnce(&str),
     timeout: Duration,
 ) -> Result<(), McpError> {
@@ -350,7 +376,13 @@ pub async fn sign_in(
     let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(oauth)?;
     let port = listener.local_addr().map_err(oauth)?.port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    let (client_id, client_secret) = register(&ep, &redirect).await?;
+    let (client_id, client_secret) = match client_id {
+        Some(id) => (
+            id.to_string(),
+            store.secrets().get(&client_secret_key(server)).await?,
+        ),
+        None => register(&ep, &redirect).await?,
+    };
     let verifier = random_token(32)?;
     let state = random_token(16)?;
     let mut auth = Url::parse(&ep.authorization).map_err(oauth)?;
@@ -414,7 +446,7 @@ async fn register(
 ) -> Result<(String, Option<String>), McpError> {
     let Some(reg) = &ep.registration else {
         return Err(oauth(
-            "the authorization server offers no dynamic client registration",
+            "the authorization server offers no dynamic client registration: register Skald there and give its client id (the MCP form, or `skald mcp add NAME URL --client-id ID`)",
         ));
     };
     let body = json!({

@@ -13,19 +13,75 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use rmcp::model::ElicitRequestParams;
 use serde_json::Value;
 use skald_core_api::BoxFuture;
 
 pub use skald_core_api::current_call_id;
 
-/// An elicitation: what the server wants and the schema of the answer.
+/// An elicitation: what the server wants and the schema of the answer, or
+/// (URL mode) the page the person should visit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Elicitation {
     pub server: String,
     /// Shown to the person.
     pub message: String,
-    /// The requested JSON schema (an object of primitive properties).
+    /// The requested JSON schema (an object of primitive properties); for a
+    /// URL-mode elicitation, an object with no properties.
     pub schema: Value,
+    /// The schema's property names in the order the server sent them
+    /// (`schema`, a `Value`, keeps its keys sorted).
+    pub property_order: Vec<String>,
+    /// URL mode (MCP 2025-11): an `http(s)` page the person opens in their
+    /// browser; accepting means "done", with no content.
+    pub url: Option<String>,
+}
+
+/// What Skald shows of a server's elicitation; `None` declines it: a schema
+/// that cannot be read, or a URL that is not a plain `http(s)` page (Skald
+/// never opens `file:`, `javascript:` or app links on a server's word).
+pub(crate) fn elicitation_of(server: &str, request: ElicitRequestParams) -> Option<Elicitation> {
+    match request {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => {
+            // rmcp keeps the wire order of the properties beside its sorted
+            // map; the `Value` below loses it, so it travels as a list.
+            let property_order = requested_schema
+                .property_order
+                .clone()
+                .unwrap_or_else(|| requested_schema.properties.keys().cloned().collect());
+            let schema = serde_json::to_value(&requested_schema).ok()?;
+            Some(Elicitation {
+                server: server.to_string(),
+                message,
+                schema,
+                property_order,
+                url: None,
+            })
+        }
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            let parsed = url::Url::parse(&url).ok()?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                tracing::warn!(
+                    server,
+                    url,
+                    "URL elicitation with a URL that is not http(s) declined"
+                );
+                return None;
+            }
+            Some(Elicitation {
+                server: server.to_string(),
+                message,
+                schema: serde_json::json!({"type": "object", "properties": {}}),
+                property_order: Vec::new(),
+                url: Some(parsed.to_string()),
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The person's answer to an elicitation.
@@ -157,5 +213,46 @@ mod tests {
         drop(a);
         assert_eq!(c.latest("s"), None);
         assert_eq!(c.latest("t").as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_form_keeps_the_servers_property_order() {
+        // As a server sends it, not alphabetical; parsed from text, as rmcp
+        // does (a `json!` value would already be sorted).
+        let wire = r#"{"mode": "form", "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "email": {"type": "string", "format": "email"},
+                "age": {"type": "integer"},
+                "bio": {"type": "string"}
+            }, "required": ["name"]}}"#;
+        let req: ElicitRequestParams = serde_json::from_str(wire).unwrap();
+        let e = elicitation_of("s", req).unwrap();
+        assert_eq!(e.property_order, ["name", "email", "age", "bio"]);
+        assert_eq!(e.schema["properties"].as_object().unwrap().len(), 4);
+        assert_eq!(e.url, None);
+    }
+
+    #[test]
+    fn a_url_elicitation_is_shown_only_for_http_pages() {
+        let url = |u: &str| {
+            let wire = serde_json::json!({
+                "mode": "url", "message": "Link your account",
+                "url": u, "elicitationId": "e1"
+            });
+            elicitation_of("s", serde_json::from_value(wire).unwrap())
+        };
+        let e = url("https://example.com/connect?x=1").unwrap();
+        assert_eq!(e.url.as_deref(), Some("https://example.com/connect?x=1"));
+        assert_eq!(e.message, "Link your account");
+        assert!(e.property_order.is_empty());
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "not a url",
+            "skald://x",
+        ] {
+            assert_eq!(url(bad), None, "{bad}");
+        }
     }
 }

@@ -24,6 +24,7 @@ fn input(name: &str, mode: &str) -> McpServerInput {
         enabled: true,
         timeout_ms: Some(10_000),
         description: "a test server".into(),
+        client_secret: None,
     }
 }
 

@@ -27,6 +27,7 @@ fn node_input(name: &str, args: Vec<String>) -> McpServerInput {
         enabled: true,
         timeout_ms: Some(30_000),
         description: String::new(),
+        client_secret: None,
     }
 }
 

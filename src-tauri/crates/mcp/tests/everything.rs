@@ -158,6 +158,7 @@ async fn everything_over_streamable_http() {
             Transport::Http {
                 url: format!("http://127.0.0.1:{port}/mcp"),
                 headers: [("X-Test".to_string(), "1".to_string())].into(),
+                client_id: None,
             },
         )
         .with_timeout(TIMEOUT),

@@ -2,7 +2,8 @@
 //! protected MCP endpoint (the real server-everything over streamable HTTP
 //! behind a proxy that wants a bearer token) whose 401 names its resource
 //! metadata (RFC 9728), authorization-server metadata (RFC 8414), dynamic
-//! client registration (RFC 7591), an authorization endpoint that
+//! client registration (RFC 7591) — or, refusing it, a client registered
+//! beforehand with its secret — an authorization endpoint that
 //! redirects to Skald's loopback listener, and a token endpoint that checks
 //! the PKCE verifier and refreshes tokens.
 
@@ -43,6 +44,13 @@ struct AuthState {
     resource_seen: Vec<String>,
     /// Lifetime of issued access tokens.
     expires_in: i64,
+    /// A client registered beforehand `(id, secret)`; dynamic registration
+    /// is then refused (and not advertised).
+    pre_registered: Option<(String, Option<String>)>,
+    /// Registration attempts (refused or not).
+    registrations: u32,
+    /// `client_secret` of each token request.
+    client_secrets_seen: Vec<Option<String>>,
 }
 
 type Shared = Arc<Mutex<AuthState>>;
@@ -151,21 +159,27 @@ async fn handle(mut sock: TcpStream, st: Shared) {
             .await
         }
         ("GET", "/.well-known/oauth-authorization-server") => {
-            json_reply(
-                &mut sock,
-                200,
-                json!({
-                    "issuer": base,
-                    "authorization_endpoint": format!("{base}/authorize"),
-                    "token_endpoint": format!("{base}/token"),
-                    "registration_endpoint": format!("{base}/register"),
-                    "code_challenge_methods_supported": ["S256"],
-                    "scopes_supported": ["mcp"],
-                }),
-            )
-            .await
+            let mut meta = json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "registration_endpoint": format!("{base}/register"),
+                "code_challenge_methods_supported": ["S256"],
+                "scopes_supported": ["mcp"],
+            });
+            if st.lock().unwrap().pre_registered.is_some() {
+                meta.as_object_mut()
+                    .unwrap()
+                    .remove("registration_endpoint");
+            }
+            json_reply(&mut sock, 200, meta).await
+        }
+        ("POST", "/register") if st.lock().unwrap().pre_registered.is_some() => {
+            st.lock().unwrap().registrations += 1;
+            json_reply(&mut sock, 403, json!({"error": "registration is closed"})).await
         }
         ("POST", "/register") => {
+            st.lock().unwrap().registrations += 1;
             let v: Value = serde_json::from_slice(&req.body).unwrap();
             let uris: Vec<String> = v["redirect_uris"]
                 .as_array()
@@ -186,11 +200,18 @@ async fn handle(mut sock: TcpStream, st: Shared) {
             let redirect = q["redirect_uri"].clone();
             assert_eq!(q["response_type"], "code");
             assert_eq!(q["code_challenge_method"], "S256");
-            assert_eq!(q["client_id"], "client-1");
-            assert!(
-                st.lock().unwrap().registered_redirects.contains(&redirect),
-                "unregistered redirect {redirect}"
-            );
+            let pre = st.lock().unwrap().pre_registered.clone();
+            match pre {
+                // A native app's loopback redirect may use any port (RFC 8252).
+                Some((id, _)) => assert_eq!(q["client_id"], id),
+                None => {
+                    assert_eq!(q["client_id"], "client-1");
+                    assert!(
+                        st.lock().unwrap().registered_redirects.contains(&redirect),
+                        "unregistered redirect {redirect}"
+                    );
+                }
+            }
             assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
             let code = format!("code-{}", q["state"].len());
             st.lock().unwrap().codes.insert(
@@ -247,6 +268,12 @@ fn token(st: &Shared, body: &[u8]) -> (u16, Value) {
     let mut s = st.lock().unwrap();
     s.resource_seen
         .push(f.get("resource").cloned().unwrap_or_default());
+    s.client_secrets_seen.push(f.get("client_secret").cloned());
+    if let Some((id, secret)) = s.pre_registered.clone()
+        && (f.get("client_id") != Some(&id) || f.get("client_secret") != secret.as_ref())
+    {
+        return (401, json!({"error": "invalid_client"}));
+    }
     let ok = match f["grant_type"].as_str() {
         "authorization_code" => match s.codes.remove(&f["code"]) {
             None => false,
@@ -327,6 +354,10 @@ struct Fixture {
 }
 
 async fn fixture(expires_in: i64) -> Fixture {
+    fixture_with(expires_in, None).await
+}
+
+async fn fixture_with(expires_in: i64, pre_registered: Option<(&str, Option<&str>)>) -> Fixture {
     let up_port = common::free_port();
     let everything = tokio::process::Command::new("node")
         .arg(npm_server("server-everything"))
@@ -351,6 +382,7 @@ async fn fixture(expires_in: i64) -> Fixture {
         base: base.clone(),
         upstream: format!("http://127.0.0.1:{up_port}/mcp"),
         expires_in,
+        pre_registered: pre_registered.map(|(id, s)| (id.to_string(), s.map(str::to_string))),
         ..AuthState::default()
     }));
     let st = state.clone();
@@ -390,6 +422,7 @@ fn remote(url: &str) -> ServerConfig {
         Transport::Http {
             url: url.to_string(),
             headers: Default::default(),
+            client_id: None,
         },
     )
     .with_timeout(Duration::from_secs(30))
@@ -554,5 +587,106 @@ async fn a_token_refused_mid_connection_is_refreshed_on_reconnect() {
         }
     }
     assert!(f.state.lock().unwrap().refreshes > refreshes);
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn a_pre_registered_client_signs_in_where_dynamic_registration_is_refused() {
+    let f = fixture_with(1, Some(("skald-desktop", Some("s3cret")))).await;
+    let m = McpManager::new(None, Some(f.store.clone()));
+    // As the page's form saves it.
+    let input =
+        |client_id: Option<&str>, client_secret: Option<&str>| skald_protocol::McpServerInput {
+            name: "remote".into(),
+            transport: skald_protocol::McpTransportView::Http {
+                url: f.url.clone(),
+                headers: Default::default(),
+                client_id: client_id.map(str::to_string),
+            },
+            enabled: true,
+            timeout_ms: Some(30_000),
+            description: String::new(),
+            client_secret: client_secret.map(str::to_string),
+        };
+    admin::save(&m, &f.store, input(None, None), None)
+        .await
+        .unwrap();
+    wait_for(&m, |s| matches!(s, ServerStatus::NeedsSignIn { .. })).await;
+    // Without a client id: the refusal is said, with what to do.
+    let e = admin::sign_in(&m, &f.store, "remote", browser)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no dynamic client registration") && e.contains("client id"),
+        "{e}"
+    );
+
+    // The id goes to the config, the secret to the secrets store.
+    let input = input(Some("skald-desktop"), Some("s3cret"));
+    let view = admin::save(&m, &f.store, input, Some("remote"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&view.transport, skald_protocol::McpTransportView::Http { client_id: Some(id), .. } if id == "skald-desktop")
+    );
+    let stored = f.store.mcp_servers().get("remote").await.unwrap().unwrap();
+    assert!(
+        !stored.spec.to_string().contains("s3cret"),
+        "{}",
+        stored.spec
+    );
+    assert_eq!(
+        f.store
+            .secrets()
+            .get(&oauth::client_secret_key("remote"))
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("s3cret")
+    );
+    wait_for(&m, |s| matches!(s, ServerStatus::NeedsSignIn { .. })).await;
+
+    let view = admin::sign_in(&m, &f.store, "remote", browser)
+        .await
+        .unwrap();
+    assert!(view.signed_in);
+    {
+        let s = f.state.lock().unwrap();
+        assert_eq!(s.registrations, 0, "dynamic registration was tried");
+        assert!(s.pkce_checked);
+        // The code exchange (first) with the secret; the reconnect may
+        // already have refreshed the 1 s token (checked below).
+        assert_eq!(
+            s.client_secrets_seen.first(),
+            Some(&Some("s3cret".to_string()))
+        );
+    }
+    wait_for(&m, |s| matches!(s, ServerStatus::Ready { .. })).await;
+    // Tokens that expire at once: the refresh goes with the same client.
+    let out = m
+        .call("remote", "echo", json!({"message": "pre-registered"}))
+        .await
+        .unwrap();
+    assert_eq!(out.text, "Echo: pre-registered");
+    {
+        let s = f.state.lock().unwrap();
+        assert!(s.refreshes >= 1, "never refreshed");
+        assert!(
+            s.client_secrets_seen
+                .iter()
+                .all(|c| c.as_deref() == Some("s3cret"))
+        );
+    }
+    // Removing the server forgets the secret.
+    admin::remove(&m, &f.store, "remote").await.unwrap();
+    assert_eq!(
+        f.store
+            .secrets()
+            .get(&oauth::client_secret_key("remote"))
+            .await
+            .unwrap(),
+        None
+    );
     m.shutdown();
 }

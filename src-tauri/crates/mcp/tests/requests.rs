@@ -104,6 +104,23 @@ async fn an_elicitation_reaches_the_host_with_its_call_and_schema_and_the_answer
     assert_eq!(asked[0].1.server, "everything");
     assert_eq!(asked[0].1.schema["type"], "object");
     assert_eq!(asked[0].1.schema["properties"]["name"]["type"], "string");
+    // The fields in the server's order, not the alphabetical one of a Value.
+    assert_eq!(
+        asked[0].1.property_order[..6],
+        [
+            "name",
+            "check",
+            "firstLine",
+            "email",
+            "homepage",
+            "birthdate"
+        ]
+    );
+    assert_eq!(
+        asked[0].1.property_order.len(),
+        asked[0].1.schema["properties"].as_object().unwrap().len()
+    );
+    assert_eq!(asked[0].1.url, None);
 
     // Decline reaches the server as a decline.
     *host.reply.lock().unwrap() = Some(ElicitReply::Decline);
@@ -194,5 +211,46 @@ async fn sampling_is_declined_with_the_reason_or_answered_by_the_host() {
     let (role, text): &(String, String) = &sampled[1].1.messages[0];
     assert_eq!(role, "user");
     assert!(text.contains("say hi"), "{text}");
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn a_url_elicitation_reaches_the_host_with_its_page_and_done_reaches_the_server() {
+    let host = Arc::new(Host::default());
+    *host.reply.lock().unwrap() = Some(ElicitReply::Accept(json!({})));
+    let m = everything(host.clone()).await;
+    // The server offers the tool only to a client that declares URL mode.
+    let names: Vec<String> = m.tools("everything").into_iter().map(|t| t.0).collect();
+    assert!(
+        names.iter().any(|n| n == "trigger-url-elicitation"),
+        "URL mode not declared: {names:?}"
+    );
+    let args = json!({"url": "https://example.com/connect", "message": "Link your account"});
+    let out = scope_call(
+        "call-u".into(),
+        m.call("everything", "trigger-url-elicitation", args.clone()),
+    )
+    .await
+    .unwrap();
+    let text = out.text_for_model(false);
+    assert!(text.contains("completed the URL elicitation"), "{text}");
+    let asked = host.elicited.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].0.as_deref(), Some("call-u"));
+    assert_eq!(
+        asked[0].1.url.as_deref(),
+        Some("https://example.com/connect")
+    );
+    assert_eq!(asked[0].1.message, "Link your account");
+
+    *host.reply.lock().unwrap() = Some(ElicitReply::Decline);
+    let out = scope_call(
+        "call-v".into(),
+        m.call("everything", "trigger-url-elicitation", args),
+    )
+    .await
+    .unwrap();
+    let text = out.text_for_model(false);
+    assert!(text.contains("declined to open the URL"), "{text}");
     m.shutdown();
 }

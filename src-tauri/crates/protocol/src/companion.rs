@@ -68,6 +68,16 @@ pub struct PendingQuestionView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub server: Option<String>,
+    /// An elicitation's fields in the server's order (`schema`'s keys are
+    /// sorted once it is a JSON value); `None` for an agent's question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub property_order: Option<Vec<String>>,
+    /// A URL-mode elicitation: the `http(s)` page to open in the browser;
+    /// answering `accept` means "done".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub url: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
 }

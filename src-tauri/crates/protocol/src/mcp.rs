@@ -24,6 +24,11 @@ pub enum McpTransportView {
         url: String,
         #[serde(default)]
         headers: BTreeMap<String, String>,
+        /// OAuth with a client registered beforehand (instead of dynamic
+        /// registration); its secret is never shown.
+        #[serde(default, rename = "clientId", skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        client_id: Option<String>,
     },
 }
 
@@ -92,6 +97,11 @@ pub struct McpServerInput {
     pub timeout_ms: Option<u64>,
     #[serde(default)]
     pub description: String,
+    /// The pre-registered OAuth client's secret, written to the secrets
+    /// store (never read back): `None` keeps the stored one, `""` removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub client_secret: Option<String>,
 }
 
 fn yes() -> bool {

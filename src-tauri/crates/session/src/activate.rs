@@ -243,7 +243,7 @@ async fn names_at(store: &Store, key: &str) -> Result<Vec<String>, skald_store::
 
 /// Always-on servers for `session_id` (the global ones and its own), or
 /// the global ones alone.
-pub(crate) async fn always_on(
+pub async fn always_on(
     store: &Store,
     session_id: Option<&str>,
 ) -> Result<BTreeSet<String>, skald_store::StoreError> {
@@ -258,7 +258,7 @@ pub(crate) async fn always_on(
 }
 
 /// Marks `servers` always-on for one session, or for every session.
-pub(crate) async fn set_always_on(
+pub async fn set_always_on(
     store: &Store,
     session_id: Option<&str>,
     servers: &[String],

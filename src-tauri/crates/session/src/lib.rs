@@ -41,7 +41,10 @@ mod subagent;
 pub mod tasks;
 mod turn;
 
-pub use activate::{ALWAYS_ON_SETTING, ActivateTools, GroupLister, ToolGroup};
+pub use activate::{
+    ALWAYS_ON_SETTING, ActivateTools, GroupLister, ToolGroup, always_on as mcp_always_on,
+    set_always_on as set_mcp_always_on,
+};
 pub use agent::{AGENT_FILE, DEFAULT_AGENT, builtin_system_prompt, load_system_prompt};
 pub use agents::{
     AgentCatalog, AgentDirs, AgentInfo, AgentMeta, AgentProblem, AgentSource, AgentType, META_FILE,
@@ -65,7 +68,10 @@ pub use gate::{
 pub use handler::{ChatSessionHandler, HandlerConfig, ResumedSession, SessionParams, TurnOptions};
 pub use interface::{FrameContext, FrameEvents, InterfaceTools, current_call_id};
 pub use known_tools::{StoreKnownTools, catalog_with_known};
-pub use mcp_requests::{ALLOW_SAMPLING_SETTING, parse_reply as parse_elicitation_reply};
+pub use mcp_requests::{
+    ALLOW_SAMPLING_SETTING, allow_sampling as mcp_allow_sampling,
+    parse_reply as parse_elicitation_reply, set_allow_sampling as set_mcp_allow_sampling,
+};
 pub use notes::retry_line;
 pub use provider::{DefaultProviderResolver, FixedProvider, ProviderResolver, ResolvedModel};
 pub use resume::ResumeReport;

@@ -18,7 +18,7 @@ use skald_mcp::{
     ClientRequests, ElicitReply, Elicitation, SAMPLING_DECLINED, SamplingReply, SamplingRequest,
 };
 use skald_protocol::ElicitationAction;
-use skald_store::{NewClarification, Store};
+use skald_store::{ElicitationRequest, NewClarification, Store};
 
 use crate::handler::Inner;
 use crate::{ChatSessionHandler, SessionError};
@@ -66,6 +66,16 @@ impl ChatSessionHandler {
         Ok(crate::activate::set_always_on(&self.inner.store, session_id, servers).await?)
     }
 
+    /// Whether MCP servers may sample the session's model.
+    pub async fn mcp_allow_sampling(&self) -> Result<bool, SessionError> {
+        Ok(allow_sampling(&self.inner.store).await?)
+    }
+
+    /// Allows (or stops allowing) MCP servers to sample the session's model.
+    pub async fn set_mcp_allow_sampling(&self, on: bool) -> Result<(), SessionError> {
+        Ok(set_allow_sampling(&self.inner.store, on).await?)
+    }
+
     /// Answers an elicitation: `Accept` with the form's `content` (an
     /// object), `Decline` or `Cancel`.
     pub async fn answer_elicitation(
@@ -105,6 +115,12 @@ pub fn parse_reply(answer: &str, schema: &Value) -> ElicitReply {
         _ => {}
     }
     let props = schema["properties"].as_object();
+    // A URL-mode elicitation has no fields: "done" says the person did it.
+    if props.is_none_or(|p| p.is_empty())
+        && matches!(text.to_ascii_lowercase().as_str(), "done" | "accept" | "ok")
+    {
+        return ElicitReply::Accept(json!({}));
+    }
     match props.filter(|p| p.len() == 1).and_then(|p| p.iter().next()) {
         Some((name, def)) => ElicitReply::Accept(json!({ name.clone(): typed(text, def) })),
         // Free text cannot fill a form of several fields.
@@ -168,11 +184,13 @@ async fn elicit(inner: Arc<Inner>, call_id: String, e: Elicitation) -> ElicitRep
         question: e.message.clone(),
         suggestions: Vec::new(),
     };
-    if let Err(err) = store
-        .clarifications()
-        .ask_form(&new, &e.schema, &e.server)
-        .await
-    {
+    let form = ElicitationRequest {
+        server: e.server.clone(),
+        schema: e.schema.clone(),
+        property_order: e.property_order.clone(),
+        url: e.url.clone(),
+    };
+    if let Err(err) = store.clarifications().ask_form(&new, &form).await {
         tracing::warn!(call = %call_id, error = %err, "elicitation not stored; declined");
         return ElicitReply::Decline;
     }
@@ -206,6 +224,24 @@ async fn elicit(inner: Arc<Inner>, call_id: String, e: Elicitation) -> ElicitRep
     }
 }
 
+/// Whether MCP servers may sample the session's model (`mcp.allow_sampling`;
+/// off unless the person turned it on).
+pub async fn allow_sampling(store: &Store) -> Result<bool, skald_store::StoreError> {
+    Ok(store
+        .settings()
+        .get(ALLOW_SAMPLING_SETTING)
+        .await?
+        .is_some_and(|v| v == json!(true) || v == json!("true")))
+}
+
+/// Turns sampling by MCP servers on or off.
+pub async fn set_allow_sampling(store: &Store, on: bool) -> Result<(), skald_store::StoreError> {
+    store
+        .settings()
+        .set(ALLOW_SAMPLING_SETTING, &json!(on))
+        .await
+}
+
 async fn working_dir(inner: &Inner, call_id: &str) -> Option<PathBuf> {
     let row = inner.store.tool_calls().get(call_id).await.ok()??;
     let session = inner.store.sessions().get(&row.session_id).await.ok()??;
@@ -213,15 +249,7 @@ async fn working_dir(inner: &Inner, call_id: &str) -> Option<PathBuf> {
 }
 
 async fn sample(inner: Arc<Inner>, r: SamplingRequest) -> Result<SamplingReply, String> {
-    let allowed = inner
-        .store
-        .settings()
-        .get(ALLOW_SAMPLING_SETTING)
-        .await
-        .ok()
-        .flatten()
-        .is_some_and(|v| v == json!(true) || v == json!("true"));
-    if !allowed {
+    if !allow_sampling(&inner.store).await.unwrap_or(false) {
         tracing::info!(server = %r.server, "MCP sampling request declined (not allowed)");
         return Err(SAMPLING_DECLINED.to_string());
     }
@@ -328,6 +356,13 @@ mod tests {
         );
         let two = json!({"properties": {"a": {"type": "integer"}, "b": {}}});
         assert_eq!(parse_reply("free text", &two), ElicitReply::Decline);
+        let url_mode = json!({"type": "object", "properties": {}});
+        assert_eq!(
+            parse_reply("done", &url_mode),
+            ElicitReply::Accept(json!({}))
+        );
+        assert_eq!(parse_reply("decline", &url_mode), ElicitReply::Decline);
+        assert_eq!(parse_reply("done", &two), ElicitReply::Decline);
         let num = json!({"properties": {"n": {"type": "integer"}}});
         assert_eq!(
             parse_reply("42", &num),

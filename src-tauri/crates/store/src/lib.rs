@@ -28,7 +28,9 @@ pub use lease::{SessionLease, StartupLock};
 pub use repo::approval::{
     ApprovalRepo, ApprovalRuleRow, DEFAULT_GROUP, NewApprovalRule, PermissionGroupRow, RuleAction,
 };
-pub use repo::clarifications::{ClarificationRow, ClarificationsRepo, NewClarification};
+pub use repo::clarifications::{
+    ClarificationRow, ClarificationsRepo, ElicitationRequest, NewClarification,
+};
 pub use repo::grants::GrantsRepo;
 pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
 pub use repo::jobs::{

@@ -265,3 +265,147 @@ fn login_is_for_configured_http_servers_and_says_why_it_failed() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no sign-in"), "{}", stderr(&o));
 }
+
+#[test]
+fn always_on_offers_a_servers_tools_from_the_first_request_and_sampling_is_a_switch() {
+    use skald_llm_mock::{MockServer, sse_text, sse_tool_call};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (data, work) = (root.join("data"), root.join("work"));
+    std::fs::create_dir_all(&work).unwrap();
+    let js = server_script();
+    assert!(
+        skald(&["mcp", "add", "t", "--", "node", &js, "ok"], &data)
+            .status
+            .success()
+    );
+    let o = skald(&["mcp", "always-on", "nope", "on"], &data);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no MCP server named `nope`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skald(&["mcp", "always-on", "t", "on"], &data);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("t is always on in every chat"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(stdout(&skald(&["mcp", "always-on"], &data)), "t\n");
+
+    // No activate_tools: the tool is in the first request and runs.
+    let mock = MockServer::start([
+        sse_tool_call("call_e", "mcp__t__echo", r#"{"text": "always"}"#),
+        sse_text("Done."),
+    ])
+    .unwrap();
+    let chat = |mock: &MockServer| {
+        crate::command(&data)
+            .args([
+                "chat",
+                "--model",
+                "test-model",
+                "--approve",
+                "yes",
+                "--workdir",
+            ])
+            .arg(&work)
+            .arg("echo something")
+            .env("OPENAI_BASE_URL", mock.base_url())
+            .env("OPENAI_API_KEY", "test-key")
+            .output()
+            .unwrap()
+    };
+    let out = chat(&mock);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let reqs = mock.bodies();
+    assert!(
+        names(&reqs[0]).contains(&"mcp__t__echo".to_string()),
+        "{:?}",
+        names(&reqs[0])
+    );
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "echo: always");
+
+    // Off again: the first request has no tool of the server.
+    let o = skald(&["mcp", "always-on", "t", "off"], &data);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mock = MockServer::start([sse_text("Fine.")]).unwrap();
+    assert!(chat(&mock).status.success());
+    assert!(
+        !names(&mock.bodies()[0])
+            .iter()
+            .any(|n| n.starts_with("mcp__t__")),
+        "{:?}",
+        names(&mock.bodies()[0])
+    );
+
+    let o = skald(&["mcp", "sampling"], &data);
+    assert!(stdout(&o).starts_with("sampling: off"), "{}", stdout(&o));
+    let o = skald(&["mcp", "sampling", "on"], &data);
+    assert!(stdout(&o).starts_with("sampling: on"), "{}", stdout(&o));
+    let o = skald(&["mcp", "sampling"], &data);
+    assert!(stdout(&o).starts_with("sampling: on"), "{}", stdout(&o));
+    let o = skald(&["mcp", "sampling", "off"], &data);
+    assert!(stdout(&o).starts_with("sampling: off"), "{}", stdout(&o));
+}
+
+#[tokio::test]
+async fn add_takes_a_pre_registered_oauth_client_whose_secret_comes_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let url = "https://mcp.example.invalid/mcp";
+    // A secret is never an argument: only the name of a variable holding it.
+    let o = crate::command(d)
+        .args(["mcp", "add", "r", "--client-id", "skald-desktop"])
+        .args(["--client-secret-env", "SKALD_TEST_UNSET_SECRET", url])
+        .env_remove("SKALD_TEST_UNSET_SECRET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SKALD_TEST_UNSET_SECRET"),
+        "{}",
+        stderr(&o)
+    );
+    let o = skald(
+        &["mcp", "add", "s", "--client-id", "x", "--", "node", "x.js"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--client-id is for HTTP"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = crate::command(d)
+        .args(["mcp", "add", "r", "--client-id", "skald-desktop"])
+        .args(["--client-secret-env", "SKALD_TEST_SECRET", url])
+        .env("SKALD_TEST_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("s3cret"), "{}", stdout(&o));
+    let store = skald_store::Store::open(d).await.unwrap();
+    let row = store.mcp_servers().get("r").await.unwrap().unwrap();
+    assert_eq!(row.spec["client_id"], "skald-desktop");
+    assert!(!row.spec.to_string().contains("s3cret"), "{}", row.spec);
+    assert_eq!(
+        store
+            .secrets()
+            .get(&skald_mcp::oauth::client_secret_key("r"))
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("s3cret")
+    );
+    store.close().await;
+}

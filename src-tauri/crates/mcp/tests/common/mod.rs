@@ -48,13 +48,18 @@ pub fn node(args: Vec<String>) -> Transport {
     }
 }
 
-/// The misbehaving server in `mode`, logging to `log`.
+/// The misbehaving server in `mode`, logging to `log`, with the call
+/// `timeout`. Its start gets at least 30 s: node's start-up alone passed 2 s
+/// on a loaded machine, which is not what the tests prove (the handshake
+/// tests set the start timeout back to theirs).
 pub fn misbehave(name: &str, mode: &str, log: &std::path::Path, timeout: Duration) -> ServerConfig {
     let mut t = node(vec![script("misbehave.mjs"), mode.into()]);
     if let Transport::Stdio { env, .. } = &mut t {
         env.insert("MISBEHAVE_LOG".into(), log.display().to_string());
     }
-    ServerConfig::new(name, t).with_timeout(timeout)
+    ServerConfig::new(name, t)
+        .with_timeout(timeout)
+        .with_connect_timeout(timeout.max(Duration::from_secs(30)))
 }
 
 /// Waits until `pred` holds for the server's status.

@@ -177,6 +177,8 @@ impl ChatSessionHandler {
                 suggested_answers: q.suggestions,
                 schema: q.schema,
                 server: q.server,
+                property_order: (!q.property_order.is_empty()).then_some(q.property_order),
+                url: q.url,
                 created_at: q.created_at,
             });
         }

@@ -137,6 +137,14 @@ async fn an_mcp_elicitation_is_a_question_of_the_call_with_its_schema_and_the_fo
     assert_eq!(q.server.as_deref(), Some("everything"));
     let schema = q.schema.clone().expect("an elicitation carries its schema");
     assert_eq!(schema["properties"]["name"]["type"], "string");
+    // The fields in the server's order, through the store to the view.
+    let order = q.property_order.clone().expect("the server's field order");
+    assert_eq!(
+        order[..4],
+        ["name", "check", "firstLine", "email"],
+        "{order:?}"
+    );
+    assert_eq!(q.url, None);
     assert!(q.question.contains("Please provide inputs"), "{q:?}");
     handler
         .answer_elicitation(

@@ -39,6 +39,25 @@ pub struct ClarificationRow {
     pub schema: Option<Value>,
     /// The MCP server that asked (an elicitation).
     pub server: Option<String>,
+    /// An elicitation's property names in the server's order (the schema
+    /// object's own key order is lost once it is a `Value`); empty otherwise.
+    pub property_order: Vec<String>,
+    /// A URL-mode elicitation: the page the person is sent to.
+    pub url: Option<String>,
+}
+
+/// What an MCP server asks for: a form (its schema and the order of its
+/// fields) or, with `url`, a visit to a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElicitationRequest {
+    /// The MCP server asking.
+    pub server: String,
+    /// The requested JSON schema (no properties in URL mode).
+    pub schema: Value,
+    /// The schema's property names in the server's order.
+    pub property_order: Vec<String>,
+    /// URL mode: the page to visit.
+    pub url: Option<String>,
 }
 
 impl FromRow<'_, SqliteRow> for ClarificationRow {
@@ -65,6 +84,14 @@ impl FromRow<'_, SqliteRow> for ClarificationRow {
             answered_at: row.try_get("answered_at")?,
             schema: json_column(row, "schema")?,
             server: row.try_get("server")?,
+            property_order: match json_column(row, "property_order")? {
+                Some(Value::Array(items)) => items
+                    .into_iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            },
+            url: row.try_get("url")?,
         })
     }
 }
@@ -130,18 +157,19 @@ impl ClarificationsRepo {
     pub async fn ask_form(
         &self,
         new: &NewClarification,
-        schema: &Value,
-        server: &str,
+        form: &ElicitationRequest,
     ) -> Result<ClarificationRow> {
+        let order = Value::from(form.property_order.clone());
         sqlx::query(
             "INSERT INTO clarifications
                (tool_call_id, session_id, frame_id, agent_id, title, question, suggestions,
-                created_at, schema, server)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                created_at, schema, server, property_order, url)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (tool_call_id) DO UPDATE SET
                title = excluded.title, question = excluded.question,
                suggestions = excluded.suggestions, created_at = excluded.created_at,
                schema = excluded.schema, server = excluded.server,
+               property_order = excluded.property_order, url = excluded.url,
                status = 'pending', answer = NULL, answered_at = NULL",
         )
         .bind(&new.tool_call_id)
@@ -152,8 +180,10 @@ impl ClarificationsRepo {
         .bind(&new.question)
         .bind(Value::from(new.suggestions.clone()).to_string())
         .bind(now_ms())
-        .bind(json_text(Some(schema)))
-        .bind(server)
+        .bind(json_text(Some(&form.schema)))
+        .bind(&form.server)
+        .bind(json_text(Some(&order)))
+        .bind(form.url.as_deref())
         .execute(&self.pool)
         .await?;
         self.get(&new.tool_call_id)

@@ -616,10 +616,20 @@ async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it
         question: "Your name?".into(),
         suggestions: Vec::new(),
     };
-    let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
-    let row = repo.ask_form(&new, &schema, "everything").await.unwrap();
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "name": {"type": "string"}, "age": {"type": "integer"}}});
+    let form = skald_store::ElicitationRequest {
+        server: "everything".into(),
+        schema: schema.clone(),
+        // The server's order, not the alphabetical one the Value keeps.
+        property_order: vec!["name".into(), "age".into()],
+        url: None,
+    };
+    let row = repo.ask_form(&new, &form).await.unwrap();
     assert_eq!(row.schema.as_ref(), Some(&schema));
     assert_eq!(row.server.as_deref(), Some("everything"));
+    assert_eq!(row.property_order, ["name", "age"]);
+    assert_eq!(row.url, None);
     assert_eq!(row.status, "pending");
     assert!(
         repo.answer("call-1", r#"{"action":"decline"}"#)
@@ -633,11 +643,14 @@ async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it
                 question: "Your email?".into(),
                 ..new.clone()
             },
-            &schema,
-            "everything",
+            &skald_store::ElicitationRequest {
+                url: Some("https://example.com/verify".into()),
+                ..form.clone()
+            },
         )
         .await
         .unwrap();
+    assert_eq!(again.url.as_deref(), Some("https://example.com/verify"));
     assert_eq!(again.status, "pending");
     assert_eq!(again.answer, None);
     assert_eq!(again.question, "Your email?");
@@ -652,4 +665,5 @@ async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it
         .await
         .unwrap();
     assert_eq!((plain.schema, plain.server), (None, None));
+    assert!(plain.property_order.is_empty());
 }
