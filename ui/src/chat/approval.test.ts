@@ -73,6 +73,75 @@ describe("approval panel", () => {
   });
 });
 
+describe("approval panel by keyboard", () => {
+  const key = (target: Element, k: string, mods: KeyboardEventInit = {}) =>
+    target.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...mods }));
+  /** Three waiting panels in the page, as the chat shows a message's calls. */
+  function three() {
+    const acts = actions();
+    const panels = ["c1", "c2", "c3"].map((id) => approvalPanel({ ...write, toolCallId: id }, acts));
+    const root = document.createElement("div");
+    root.append(...panels);
+    document.body.append(root);
+    return { acts, panels, root };
+  }
+
+  it("a panel takes the focus by Tab order and by a click on it, not on its buttons", () => {
+    const { panels, root } = three();
+    expect(panels[0].tabIndex).toBe(0);
+    (panels[1].querySelector(".approval-reason") as HTMLElement).click();
+    expect(document.activeElement).toBe(panels[1]);
+    (panels[2].querySelector(".approval-note") as HTMLInputElement).focus();
+    (panels[2].querySelector(".approval-note") as HTMLElement).click();
+    expect(document.activeElement).toBe(panels[2].querySelector(".approval-note"));
+    root.remove();
+  });
+
+  it("A approves the focused panel, R rejects one with its reason, and the focus moves to the next waiting one", () => {
+    const { acts, panels, root } = three();
+    panels[0].focus();
+    key(panels[0], "a");
+    expect(acts.approve.mock.calls).toEqual([["c1"]]);
+    expect(document.activeElement).toBe(panels[1]);
+    (panels[1].querySelector(".approval-note") as HTMLInputElement).value = "not that one";
+    key(panels[1], "R");
+    expect(acts.reject.mock.calls).toEqual([["c2", "not that one"]]);
+    expect(document.activeElement).toBe(panels[2]);
+    // The last one: the focus goes back to one still waiting (none is), so it stays.
+    key(panels[2], "a");
+    expect(acts.approve.mock.calls.map(([id]) => id)).toEqual(["c1", "c3"]);
+    root.remove();
+  });
+
+  it("the last panel hands the focus back to an earlier one still waiting", () => {
+    const { acts, panels, root } = three();
+    panels[2].focus();
+    key(panels[2], "a");
+    expect(acts.approve.mock.calls).toEqual([["c3"]]);
+    expect(document.activeElement).toBe(panels[1]);
+    root.remove();
+  });
+
+  it("letters typed into the reason, modified keys and a panel already answered do nothing", () => {
+    const { acts, panels, root } = three();
+    const note = panels[0].querySelector(".approval-note") as HTMLInputElement;
+    note.focus();
+    key(note, "a");
+    key(note, "r");
+    key(panels[0], "a", { ctrlKey: true });
+    key(panels[0], "x");
+    expect(acts.approve).not.toHaveBeenCalled();
+    expect(acts.reject).not.toHaveBeenCalled();
+    panels[0].focus();
+    key(panels[0], "a");
+    key(panels[0], "a");
+    key(panels[0], "r");
+    expect(acts.approve).toHaveBeenCalledTimes(1);
+    expect(acts.reject).not.toHaveBeenCalled();
+    root.remove();
+  });
+});
+
 describe("approval events", () => {
   it("mark the call pending and clear when it runs", () => {
     let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });

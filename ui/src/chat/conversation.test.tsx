@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 // jsdom, not happy-dom: DOMPurify only sanitises correctly on a spec-complete DOM.
+import { createSignal } from "solid-js";
 import { render } from "solid-js/web";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolCallView } from "../bindings";
@@ -390,6 +391,117 @@ describe("fine-grained updates", () => {
     view = token(view, "c");
     renderConversation(root, view, vi.fn());
     expect(top).toBe(2000);
+  });
+});
+
+describe("a card that waits for the person comes into view", () => {
+  const mcp: ToolCallView = { ...call, id: "m1", name: "mcp__everything__trigger-elicitation-request", status: "running", result: null, arguments: {} };
+  const asked = { toolCallId: "m1", title: "everything asks", question: "Your name?", suggestedAnswers: [], schema: { type: "object", properties: { name: { type: "string" } } } };
+  function running(): ChatView {
+    let view = addUserMessage(emptyView(), "go");
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    return applyEvent(view, { type: "toolStart", sessionId: "s", call: mcp });
+  }
+  /** A conversation 300 px high over content whose height `content()`
+   *  gives; a waiting card sits at `cardAt` px from the content's top. */
+  function laidOut(root: HTMLElement, content: () => number, cardAt: () => number) {
+    const conv = root.querySelector("[data-testid=conversation]") as HTMLElement;
+    let top = 0;
+    Object.defineProperty(conv, "scrollHeight", { get: content });
+    Object.defineProperty(conv, "clientHeight", { get: () => 300 });
+    Object.defineProperty(conv, "scrollTop", { get: () => top, set: (v: number) => (top = Math.max(0, Math.min(v, content() - 300))) });
+    conv.getBoundingClientRect = () => ({ top: 0, bottom: 300 }) as DOMRect;
+    const scrollTo = (v: number) => {
+      top = v;
+      conv.dispatchEvent(new Event("scroll"));
+    };
+    return { conv, top: () => top, scrollTo };
+  }
+  const cardRect = (at: () => number, top: () => number) =>
+    vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockImplementation(function (this: HTMLElement) {
+      return { top: this.matches("[data-testid=question-card], [data-testid=approval]") ? at() - top() : 0, bottom: 0 } as DOMRect;
+    });
+  const settled = () => new Promise((r) => setTimeout(r, 0));
+
+  it("an MCP form asked under a running call is scrolled to when the person was at the bottom", async () => {
+    const [asking, setAsking] = createSignal(false);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
+    const card = () => !!root.querySelector("[data-testid=question-card]");
+    const g = laidOut(root, () => (card() ? 2000 : 1800), () => 1800);
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(1500);
+    setAsking(true);
+    await settled();
+    expect(card()).toBe(true);
+    expect(g.top()).toBe(1700);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("a person who scrolled up to read is left where they are", async () => {
+    const [asking, setAsking] = createSignal(false);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
+    const card = () => !!root.querySelector("[data-testid=question-card]");
+    const g = laidOut(root, () => (card() ? 2000 : 1800), () => 1800);
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(600);
+    setAsking(true);
+    await settled();
+    expect(card()).toBe(true);
+    expect(g.top()).toBe(600);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("an approval panel taller than the view shows its top, and tokens then leave it there", async () => {
+    const root = document.createElement("div");
+    document.body.append(root);
+    const actions = { approve: vi.fn(), reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() };
+    let view = running();
+    const m = mountConversation(root, view, { openFile: vi.fn(), actions });
+    const panel = () => !!root.querySelector("[data-testid=approval]");
+    const g = laidOut(root, () => (panel() ? 2400 : 1800), () => 1800);
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(1500);
+    const w: ToolCallView = { ...call, id: "w1", name: "write_file", status: "pending", result: null };
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: w });
+    view = applyEvent(view, {
+      type: "approvalRequired",
+      sessionId: "s",
+      request: { toolCallId: "w1", name: "write_file", labelShort: "w1", labelFull: "w1", path: null, arguments: {}, reason: "asks", kind: { type: "generic" } },
+    });
+    m.set(view);
+    await settled();
+    expect(panel()).toBe(true);
+    // The bottom would be 2100; the panel starts at 1800: its top, less a margin.
+    expect(g.top()).toBe(1792);
+    m.set(applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "x" }));
+    expect(g.top()).toBe(1792);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("the late scroll event of the page's own jump, after the content grew, does not stop the following", () => {
+    let height = 1800;
+    const root = document.createElement("div");
+    document.body.append(root);
+    let view = running();
+    const m = mountConversation(root, view, { openFile: vi.fn() });
+    const g = laidOut(root, () => height, () => 0);
+    g.scrollTo(1500);
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "a" });
+    m.set(view);
+    expect(g.top()).toBe(1500);
+    // A card 500 px high arrives before the browser reports that jump.
+    height = 2300;
+    g.conv.dispatchEvent(new Event("scroll"));
+    m.set(applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "b" }));
+    expect(g.top()).toBe(2000);
+    root.remove();
   });
 });
 
