@@ -143,6 +143,37 @@ describe("approval panel by keyboard", () => {
 });
 
 describe("approval events", () => {
+  const start = () => {
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    for (const id of ["c1", "c2"])
+      view = applyEvent(view, {
+        type: "toolStart",
+        sessionId: "s",
+        call: { id, name: "write_file", labelShort: "", labelFull: "", path: "/w/a.txt", arguments: {}, status: "running", result: null, decisionReason: null },
+      });
+    view = applyEvent(view, { type: "approvalRequired", sessionId: "s", request: write });
+    return applyEvent(view, { type: "approvalRequired", sessionId: "s", request: { ...write, toolCallId: "c2" } });
+  };
+
+  it("an answered write keeps the diff its approval showed, approved or rejected", () => {
+    let view = start();
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "c1", reason: "approved by you" });
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "c1", result: "Wrote 4 bytes" });
+    view = applyEvent(view, { type: "toolRejected", sessionId: "s", toolCallId: "c2", reason: "User rejected this tool call." });
+    const [done, rejected] = view.messages[0].toolCalls;
+    expect(done.writePreview).toEqual({ oldContent: "old\n", newContent: "new\n" });
+    expect(rejected.writePreview).toEqual({ oldContent: "old\n", newContent: "new\n" });
+    expect(view.approvals).toEqual({});
+  });
+
+  it("a call allowed without an approval, or one that asked with no diff, gets none", () => {
+    let view = start();
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "c9", reason: "allowed by rule 3" });
+    const generic = applyEvent(view, { type: "approvalRequired", sessionId: "s", request: { ...write, toolCallId: "c2", kind: { type: "generic" } } });
+    const after = applyEvent(generic, { type: "toolAllowed", sessionId: "s", toolCallId: "c2", reason: "approved" });
+    expect(after.messages[0].toolCalls[1].writePreview).toBeUndefined();
+  });
+
   it("mark the call pending and clear when it runs", () => {
     let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
     view = applyEvent(view, {

@@ -70,6 +70,30 @@ describe("tool cards", () => {
     expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed by rule 12: @fs_read docs/*");
   });
 
+  it("a write the person answered keeps its diff on the card; a waiting one shows it in its approval only", () => {
+    const w: ToolCallView = { ...call, id: "w1", name: "write_file", path: "/w/a.txt", status: "done", result: "Wrote 4 bytes", writePreview: { oldContent: "old\n", newContent: "new\n" } };
+    const card = toolCard(w, vi.fn());
+    expect(Array.from(card.querySelectorAll("[data-testid=write-diff] .diff > div")).map((d) => d.textContent)).toEqual(["- old", "+ new"]);
+    expect(card.querySelector("[data-testid=write-diff]")!.textContent).toContain("/w/a.txt: +1 −1");
+    const root = document.createElement("div");
+    const actions = { approve: vi.fn(), reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() };
+    const request = { toolCallId: "w1", name: "write_file", labelShort: "", labelFull: "", path: "/w/a.txt", arguments: {}, reason: "asks", kind: { type: "write" as const, path: "/w/a.txt", oldContent: "old\n", newContent: "new\n" } };
+    render(() => <ToolCard call={{ ...w, status: "pending" }} openFile={vi.fn()} request={request} actions={actions} />, root);
+    expect(root.querySelectorAll(".diff").length).toBe(1);
+    expect(root.querySelector("[data-testid=write-diff]")).toBeNull();
+  });
+
+  it("a stopped or rejected call says why outside its collapsed body", () => {
+    const stopped = toolCard({ ...call, status: "cancelled", result: "Cancelled: the user stopped this call before it finished." }, vi.fn());
+    expect(stopped.open).toBe(false);
+    const why = stopped.querySelector("[data-testid=tool-why]")!;
+    expect(why.textContent).toBe("Cancelled: the user stopped this call before it finished.");
+    expect(why.closest(".tool-body")).toBeNull();
+    const rejected = toolCard({ ...call, status: "rejected", result: "Rejected: blocked by a rule. The call was not run." }, vi.fn());
+    expect(rejected.querySelector("[data-testid=tool-why]")!.textContent).toContain("blocked by a rule");
+    expect(toolCard(call, vi.fn()).querySelector("[data-testid=tool-why]")).toBeNull();
+  });
+
   it("omit the path link and result when there are none", () => {
     const card = toolCard({ ...call, path: null, result: null, status: "pending" }, vi.fn());
     expect(card.querySelector(".tool-path")).toBeNull();
@@ -402,9 +426,8 @@ describe("a card that waits for the person comes into view", () => {
     view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
     return applyEvent(view, { type: "toolStart", sessionId: "s", call: mcp });
   }
-  /** A conversation 300 px high over content whose height `content()`
-   *  gives; a waiting card sits at `cardAt` px from the content's top. */
-  function laidOut(root: HTMLElement, content: () => number, cardAt: () => number) {
+  /** A conversation 300 px high over content whose height `content()` gives. */
+  function laidOut(root: HTMLElement, content: () => number) {
     const conv = root.querySelector("[data-testid=conversation]") as HTMLElement;
     let top = 0;
     Object.defineProperty(conv, "scrollHeight", { get: content });
@@ -429,7 +452,7 @@ describe("a card that waits for the person comes into view", () => {
     document.body.append(root);
     mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
     const card = () => !!root.querySelector("[data-testid=question-card]");
-    const g = laidOut(root, () => (card() ? 2000 : 1800), () => 1800);
+    const g = laidOut(root, () => (card() ? 2000 : 1800));
     const spy = cardRect(() => 1800, g.top);
     g.scrollTo(1500);
     setAsking(true);
@@ -446,7 +469,7 @@ describe("a card that waits for the person comes into view", () => {
     document.body.append(root);
     mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
     const card = () => !!root.querySelector("[data-testid=question-card]");
-    const g = laidOut(root, () => (card() ? 2000 : 1800), () => 1800);
+    const g = laidOut(root, () => (card() ? 2000 : 1800));
     const spy = cardRect(() => 1800, g.top);
     g.scrollTo(600);
     setAsking(true);
@@ -464,7 +487,7 @@ describe("a card that waits for the person comes into view", () => {
     let view = running();
     const m = mountConversation(root, view, { openFile: vi.fn(), actions });
     const panel = () => !!root.querySelector("[data-testid=approval]");
-    const g = laidOut(root, () => (panel() ? 2400 : 1800), () => 1800);
+    const g = laidOut(root, () => (panel() ? 2400 : 1800));
     const spy = cardRect(() => 1800, g.top);
     g.scrollTo(1500);
     const w: ToolCallView = { ...call, id: "w1", name: "write_file", status: "pending", result: null };
@@ -491,7 +514,7 @@ describe("a card that waits for the person comes into view", () => {
     document.body.append(root);
     let view = running();
     const m = mountConversation(root, view, { openFile: vi.fn() });
-    const g = laidOut(root, () => height, () => 0);
+    const g = laidOut(root, () => height);
     g.scrollTo(1500);
     view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "a" });
     m.set(view);

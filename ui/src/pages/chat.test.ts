@@ -160,7 +160,7 @@ describe("chat page", () => {
     stop.click();
     expect(api.stopTurn).toHaveBeenCalledWith("s1");
     // The live events keep coming to this page.
-    later!({ type: "toolCancelled", sessionId: "s1", toolCallId: "c1" });
+    later!({ type: "toolCancelled", sessionId: "s1", toolCallId: "c1", reason: "Cancelled: the user stopped this call before it finished." });
     later!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "cancelled" } });
     await flush();
     expect(stop.hidden).toBe(true);
