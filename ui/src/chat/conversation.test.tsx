@@ -3,7 +3,7 @@
 import { createSignal } from "solid-js";
 import { render } from "solid-js/web";
 import { describe, expect, it, vi } from "vitest";
-import type { ToolCallView } from "../bindings";
+import type { SessionEvent, ToolCallView } from "../bindings";
 import { renderMarkdown } from "../markdown";
 import type { ApprovalActions } from "./approval";
 import { MAX_INLINE_IMAGE, ToolCard } from "./cards";
@@ -505,6 +505,35 @@ describe("a card that waits for the person comes into view", () => {
     m.set(applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "x" }));
     expect(g.top()).toBe(1792);
     spy.mockRestore();
+    root.remove();
+  });
+
+  it("sub-agents' calls waiting side by side: their delegation cards open, and Approve all answers them all", async () => {
+    const task = (id: string): ToolCallView => ({ ...call, id, name: "execute_task", status: "running", result: null });
+    const w = (id: string): ToolCallView => ({ ...call, id, name: "write_file", status: "pending", result: null });
+    let view = applyEvent(addUserMessage(emptyView(), "go"), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: task("t1") });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: task("t2") });
+    const root = document.createElement("div");
+    document.body.append(root);
+    const approve = vi.fn().mockResolvedValue(undefined);
+    const m = mountConversation(root, view, { openFile: vi.fn(), actions: { approve, reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() } });
+    for (const [parent, id] of [["t1", "a1"], ["t2", "a2"]]) {
+      const inner = (event: SessionEvent) => (view = applyEvent(view, { type: "subAgent", sessionId: "s", parentCallId: parent, frameId: 1, agentId: "software-engineer", depth: 1, event }));
+      inner({ type: "turnStarted", sessionId: "sub" });
+      inner({ type: "toolStart", sessionId: "sub", call: w(id) });
+      inner({
+        type: "approvalRequired",
+        sessionId: "sub",
+        request: { toolCallId: id, name: "write_file", labelShort: id, labelFull: id, path: null, arguments: {}, reason: "asks", kind: { type: "generic" } },
+      });
+    }
+    m.set(view);
+    await new Promise((r) => setTimeout(r, 0));
+    for (const t of ["t1", "t2"]) expect((root.querySelector(`.tool-card[data-tool-call=${t}]`) as HTMLDetailsElement).open).toBe(true);
+    expect(root.querySelector("[data-testid=approve-all-bar]")!.textContent).toContain("2 calls wait");
+    (root.querySelector("[data-testid=approve-all]") as HTMLElement).click();
+    expect(approve.mock.calls.map(([id]) => id)).toEqual(["a1", "a2"]);
     root.remove();
   });
 

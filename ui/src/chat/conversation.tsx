@@ -90,9 +90,22 @@ function SubAgent(p: { agentId: string; view: ChatView; top: ChatView; h: ChatHa
   );
 }
 
+/** The calls of `calls` that wait for the person, with those of the
+ *  sub-agents they started (delegations run side by side, so theirs are the
+ *  calls that wait at once; a message's own calls are asked one by one). */
+export function waitingCalls(calls: ToolCallView[], top: ChatView): string[] {
+  const out: string[] = [];
+  for (const c of calls) {
+    if (top.approvals[c.id]) out.push(c.id);
+    const sub = top.subAgents[c.id];
+    if (sub) for (const m of sub.view.messages) out.push(...waitingCalls(m.toolCalls, top));
+  }
+  return out;
+}
+
 /** Several calls of one message waiting at once: one click answers them all. */
 function ApproveAll(p: { calls: ToolCallView[]; top: ChatView; actions?: ApprovalActions }) {
-  const waiting = () => p.calls.filter((c) => p.top.approvals[c.id]).map((c) => c.id);
+  const waiting = () => waitingCalls(p.calls, p.top);
   const [busy, setBusy] = createSignal(false);
   return (
     <Show when={p.actions && waiting().length > 1}>
@@ -349,7 +362,11 @@ export function Conversation(p: {
           else added.push(...Array.from(n.querySelectorAll(WAITING_CARD)));
         }
       const card = added.filter((c) => c.isConnected).sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
-      if (card && stick) reveal(root, card, pin, () => ((stick = false), (pinned = -1)));
+      if (!card) return;
+      // Inside a collapsed card (a sub-agent's call in its delegation's
+      // card) it would wait unseen: the cards around it open.
+      for (const c of added) for (let d = c.parentElement?.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true;
+      if (stick) reveal(root, card, pin, () => ((stick = false), (pinned = -1)));
     });
     observer.observe(root, { childList: true, subtree: true });
     onCleanup(() => observer.disconnect());
