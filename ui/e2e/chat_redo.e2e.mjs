@@ -105,6 +105,14 @@ test("at 640×420 in dark mode: an approved edit keeps its diff, a stopped comma
   const approval = "[data-testid=approval][data-tool-call=call_edit]";
   await session.waitFor(`return !!document.querySelector('${approval} [data-testid=diff]')`, { what: "the edit's approval", timeoutMs: 20_000 });
   await session.waitFor(inViewScript(approval), { what: "the approval in view", timeoutMs: 3_000 });
+  // The chat, not the page, scrolls: the composer and Send stay in the window.
+  const composer = await session.execute(
+    "const s = document.querySelector('[data-testid=send]').getBoundingClientRect(); return { bottom: s.bottom, inner: innerHeight };",
+  );
+  assert.ok(composer.bottom <= composer.inner, `Send ends at ${composer.bottom} of ${composer.inner}`);
+  // And the conversation keeps most of the window's height.
+  const convHeight = await session.execute("return document.querySelector('[data-testid=conversation]').clientHeight");
+  assert.ok(convHeight >= 150, `the conversation is ${convHeight} px high`);
   await new Promise((r) => setTimeout(r, 500));
   writeFileSync(join(shots, "narrow-dark-approval.png"), await session.screenshot());
   assert.deepEqual(await session.execute(cutOff), []);
@@ -139,7 +147,8 @@ test("at 640×420 in dark mode: an approved edit keeps its diff, a stopped comma
     { what: "the stopped command's card", timeoutMs: 10_000 },
   );
   assert.match(why, /stopped this call before it finished/);
-  // Said on the card itself, not only inside its collapsed body.
+  // Said on the card itself, seen with the card closed.
+  await session.execute(`document.querySelector('${cmd}').open = false; document.querySelector('${cmd}').scrollIntoView()`);
   assert.equal(await session.execute(`return !!document.querySelector('${cmd} [data-testid=tool-why]').closest('.tool-body')`), false);
   assert.ok(await session.execute(`const r = document.querySelector('${cmd} [data-testid=tool-why]').getBoundingClientRect(); return r.height > 0`), "the reason is shown");
   await new Promise((r) => setTimeout(r, 300));

@@ -168,11 +168,12 @@ export async function pressKey(session, key) {
 }
 
 /** A page script: whether the element `selector` names has its top inside
- *  the conversation's visible area (scrolled into view, not below the fold). */
+ *  the conversation's visible area, in the window (scrolled into view, not
+ *  below the fold). */
 export function inViewScript(selector) {
   return `const e = document.querySelector(${JSON.stringify(selector)}); const c = document.querySelector('[data-testid=conversation]');
     if (!e || !c) return false; const r = e.getBoundingClientRect(), v = c.getBoundingClientRect();
-    return r.top >= v.top - 1 && r.top < v.bottom - 20;`;
+    return r.top >= Math.max(0, v.top) - 1 && r.top < Math.min(v.bottom, innerHeight) - 20;`;
 }
 
 /** Polls `check` (a test-side condition, not a page script) until it holds. */

@@ -29,11 +29,17 @@ describe("approval panel", () => {
   it("shows the diff of a write and approves", () => {
     const a = actions();
     const panel = approvalPanel(write, a);
-    expect(panel.textContent).toContain("no rule matched: asking");
+    // In plain words ("no rule matched: asking" is the gate's log line).
+    expect(panel.querySelector(".approval-reason")!.textContent).toBe("Needs your approval — no rule covers it");
     expect(Array.from(panel.querySelectorAll(".diff > div")).map((d) => d.textContent)).toEqual(["- old", "+ new"]);
     (panel.querySelector("[data-testid=approve]") as HTMLButtonElement).click();
     expect(a.approve).toHaveBeenCalledWith("c1");
     expect((panel.querySelector("[data-testid=reject]") as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("says which rule asks in plain words", () => {
+    const panel = approvalPanel({ ...write, reason: "asked by rule 11: *" }, actions());
+    expect(panel.querySelector(".approval-reason")!.textContent).toBe("Needs your approval — default rule for write_file");
   });
 
   it("shows the full command of a shell call and rejects with a note", () => {

@@ -2,6 +2,7 @@
 // the full command for the shell), and the person's answer.
 import type { ApprovalRequest } from "../bindings";
 import { el } from "../dom";
+import { plainReason } from "../rule_words";
 import { approvalCardKey, isTyping } from "../shortcuts";
 import { renderDiff } from "./diff";
 
@@ -80,7 +81,7 @@ export function approvalPanel(req: ApprovalRequest, actions: ApprovalActions): H
   const panel = el(
     "div",
     { class: "approval", "data-testid": "approval", "data-tool-call": req.toolCallId, tabindex: "0", "aria-label": `Approval: ${req.labelShort}` },
-    el("div", { class: "approval-reason" }, `Needs your approval — ${req.reason}`),
+    el("div", { class: "approval-reason", title: req.reason }, `Needs your approval — ${plainReason(req.reason, req.name).replace(/^asks you: /, "")}`),
     what(req),
     el("div", { class: "approval-actions" }, approve, note, reject, always, el("span", { class: "approval-keys muted", "aria-hidden": "true" }, "A approve · R reject")),
     status,

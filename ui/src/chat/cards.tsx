@@ -6,6 +6,7 @@
 import { createEffect, type JSX, Show, untrack } from "solid-js";
 import type { ApprovalRequest, ContentBlock, ToolCallView } from "../bindings";
 import { el } from "../dom";
+import { plainReason } from "../rule_words";
 import { type ApprovalActions, approvalPanel, writeDiff } from "./approval";
 import type { LiveProgress } from "./state";
 
@@ -142,8 +143,8 @@ export function ToolCard(p: ToolCardProps) {
       <div class="tool-body">
         {/* Why the gate let it run (or not): "allowed by rule 12: @fs_read docs/*". */}
         <Show when={p.call.decisionReason}>
-          <p class="tool-decision muted" data-testid="decision">
-            {p.call.decisionReason}
+          <p class="tool-decision muted" data-testid="decision" title={p.call.decisionReason ?? ""}>
+            {plainReason(p.call.decisionReason, p.call.name)}
           </p>
         </Show>
         {/* A write the person answered keeps the diff its approval showed. */}

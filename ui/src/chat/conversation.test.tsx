@@ -67,7 +67,7 @@ describe("tool cards", () => {
   it("say why the gate let the call run, when the reason is known", () => {
     expect(toolCard(call, vi.fn()).querySelector("[data-testid=decision]")).toBeNull();
     const card = toolCard({ ...call, decisionReason: "allowed by rule 12: @fs_read docs/*" }, vi.fn());
-    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed by rule 12: @fs_read docs/*");
+    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed: rule for fs read tools on docs/*");
   });
 
   it("a write the person answered keeps its diff on the card; a waiting one shows it in its approval only", () => {
