@@ -112,7 +112,7 @@ describe("chat page", () => {
     const approve = root.querySelector("[data-tool-call=w1] [data-testid=approve]") as HTMLButtonElement;
     expect(approve).not.toBeNull();
     expect(root.querySelector("[data-tool-call=x9]")).toBeNull();
-    expect(root.querySelector("[data-testid=decision]")!.textContent).toBe("asked by rule 9: *");
+    expect(root.querySelector("[data-testid=decision]")!.textContent).toBe("asks you: default rule for write_file");
     approve.click();
     await flush();
     expect(api.approveCall).toHaveBeenCalledWith("w1", expect.any(Function));
