@@ -158,6 +158,24 @@ export async function send(session, text) {
   );
 }
 
+/** Presses `key` as the keyboard does (WebDriver key actions), into
+ *  whatever has the focus. */
+export async function pressKey(session, key) {
+  await session.cmd("POST", "/actions", {
+    actions: [{ type: "key", id: "keyboard", actions: [{ type: "keyDown", value: key }, { type: "keyUp", value: key }] }],
+  });
+  await session.cmd("DELETE", "/actions");
+}
+
+/** A page script: whether the element `selector` names has its top inside
+ *  the conversation's visible area, in the window (scrolled into view, not
+ *  below the fold). */
+export function inViewScript(selector) {
+  return `const e = document.querySelector(${JSON.stringify(selector)}); const c = document.querySelector('[data-testid=conversation]');
+    if (!e || !c) return false; const r = e.getBoundingClientRect(), v = c.getBoundingClientRect();
+    return r.top >= Math.max(0, v.top) - 1 && r.top < Math.min(v.bottom, innerHeight) - 20;`;
+}
+
 /** Polls `check` (a test-side condition, not a page script) until it holds. */
 export async function waitUntil(check, what, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { addMockProvider, newChat, send, startMockOpenAI, toolCallChunk, waitUntil } from "./helpers.mjs";
+import { addMockProvider, inViewScript, newChat, send, startMockOpenAI, toolCallChunk, waitUntil } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -205,6 +205,11 @@ test("an MCP elicitation is a form in the Inbox; the answer reaches the server a
   await session.waitFor("return !!document.querySelector('[data-testid=conversation] [data-testid=elicitation-form] [data-field=name]')", {
     what: "the elicitation form under its call in the chat",
     timeoutMs: 30_000,
+  });
+  // The person was following the chat: the form comes into view, not below the fold.
+  await session.waitFor(inViewScript("[data-testid=conversation] [data-testid=question-card]"), {
+    what: "the elicitation form scrolled into view",
+    timeoutMs: 3_000,
   });
   await shot("mcp-elicitation-chat.png");
   await session.execute("location.hash = '#/inbox'");

@@ -40,6 +40,17 @@ export type ChatRole = "user" | "assistant" | "tool" | "system";
 
 export type ContentBlock = { "type": "image", mime: string, dataBase64: string, } | { "type": "resource_link", uri: string, name?: string, mime?: string, } | { "type": "json", value: JsonValue, };
 
+export type WritePreview = { 
+/**
+ * The content then; `None` when the file did not exist.
+ */
+oldContent: string | null, 
+/**
+ * The predicted content after the call; `None` when it could not be
+ * predicted.
+ */
+newContent: string | null, };
+
 export type ToolCallView = { 
 /**
  * The durable tool_call_id (`chat_llm_tools.id`).
@@ -65,7 +76,13 @@ decisionReason: string | null,
 /**
  * How its tool wants it shown (absent: generic).
  */
-presentation?: ToolPresentation, };
+presentation?: ToolPresentation, 
+/**
+ * A file write the person approved (or rejected): the file before and
+ * as the call would leave it, as the approval card showed them, so the
+ * card keeps its diff once the call is answered.
+ */
+writePreview?: WritePreview, };
 
 export type UsageView = { 
 /**
@@ -257,7 +274,12 @@ output: string,
  * How many bytes of output the call produced so far, so a printer
  * can tell what is new in `output`.
  */
-outputBytes: number, message?: string, progress?: number, total?: number, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
+outputBytes: number, message?: string, progress?: number, total?: number, } | { "type": "toolError", sessionId: string, toolCallId: string, error: string, } | { "type": "toolCancelled", sessionId: string, toolCallId: string, 
+/**
+ * Why it was stopped, as the model reads it ("Cancelled: the user
+ * stopped this call before it finished.").
+ */
+reason: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
 /**
  * Prompt tokens read from the provider's cache (part of `input_tokens`).
  */

@@ -29,11 +29,17 @@ describe("approval panel", () => {
   it("shows the diff of a write and approves", () => {
     const a = actions();
     const panel = approvalPanel(write, a);
-    expect(panel.textContent).toContain("no rule matched: asking");
+    // In plain words ("no rule matched: asking" is the gate's log line).
+    expect(panel.querySelector(".approval-reason")!.textContent).toBe("Needs your approval — no rule covers it");
     expect(Array.from(panel.querySelectorAll(".diff > div")).map((d) => d.textContent)).toEqual(["- old", "+ new"]);
     (panel.querySelector("[data-testid=approve]") as HTMLButtonElement).click();
     expect(a.approve).toHaveBeenCalledWith("c1");
     expect((panel.querySelector("[data-testid=reject]") as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("says which rule asks in plain words", () => {
+    const panel = approvalPanel({ ...write, reason: "asked by rule 11: *" }, actions());
+    expect(panel.querySelector(".approval-reason")!.textContent).toBe("Needs your approval — default rule for write_file");
   });
 
   it("shows the full command of a shell call and rejects with a note", () => {
@@ -73,7 +79,107 @@ describe("approval panel", () => {
   });
 });
 
+describe("approval panel by keyboard", () => {
+  const key = (target: Element, k: string, mods: KeyboardEventInit = {}) =>
+    target.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, cancelable: true, ...mods }));
+  /** Three waiting panels in the page, as the chat shows a message's calls. */
+  function three() {
+    const acts = actions();
+    const panels = ["c1", "c2", "c3"].map((id) => approvalPanel({ ...write, toolCallId: id }, acts));
+    const root = document.createElement("div");
+    root.append(...panels);
+    document.body.append(root);
+    return { acts, panels, root };
+  }
+
+  it("a panel takes the focus by Tab order and by a click on it, not on its buttons", () => {
+    const { panels, root } = three();
+    expect(panels[0].tabIndex).toBe(0);
+    (panels[1].querySelector(".approval-reason") as HTMLElement).click();
+    expect(document.activeElement).toBe(panels[1]);
+    (panels[2].querySelector(".approval-note") as HTMLInputElement).focus();
+    (panels[2].querySelector(".approval-note") as HTMLElement).click();
+    expect(document.activeElement).toBe(panels[2].querySelector(".approval-note"));
+    root.remove();
+  });
+
+  it("A approves the focused panel, R rejects one with its reason, and the focus moves to the next waiting one", () => {
+    const { acts, panels, root } = three();
+    panels[0].focus();
+    key(panels[0], "a");
+    expect(acts.approve.mock.calls).toEqual([["c1"]]);
+    expect(document.activeElement).toBe(panels[1]);
+    (panels[1].querySelector(".approval-note") as HTMLInputElement).value = "not that one";
+    key(panels[1], "R");
+    expect(acts.reject.mock.calls).toEqual([["c2", "not that one"]]);
+    expect(document.activeElement).toBe(panels[2]);
+    // The last one: the focus goes back to one still waiting (none is), so it stays.
+    key(panels[2], "a");
+    expect(acts.approve.mock.calls.map(([id]) => id)).toEqual(["c1", "c3"]);
+    root.remove();
+  });
+
+  it("the last panel hands the focus back to an earlier one still waiting", () => {
+    const { acts, panels, root } = three();
+    panels[2].focus();
+    key(panels[2], "a");
+    expect(acts.approve.mock.calls).toEqual([["c3"]]);
+    expect(document.activeElement).toBe(panels[1]);
+    root.remove();
+  });
+
+  it("letters typed into the reason, modified keys and a panel already answered do nothing", () => {
+    const { acts, panels, root } = three();
+    const note = panels[0].querySelector(".approval-note") as HTMLInputElement;
+    note.focus();
+    key(note, "a");
+    key(note, "r");
+    key(panels[0], "a", { ctrlKey: true });
+    key(panels[0], "x");
+    expect(acts.approve).not.toHaveBeenCalled();
+    expect(acts.reject).not.toHaveBeenCalled();
+    panels[0].focus();
+    key(panels[0], "a");
+    key(panels[0], "a");
+    key(panels[0], "r");
+    expect(acts.approve).toHaveBeenCalledTimes(1);
+    expect(acts.reject).not.toHaveBeenCalled();
+    root.remove();
+  });
+});
+
 describe("approval events", () => {
+  const start = () => {
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    for (const id of ["c1", "c2"])
+      view = applyEvent(view, {
+        type: "toolStart",
+        sessionId: "s",
+        call: { id, name: "write_file", labelShort: "", labelFull: "", path: "/w/a.txt", arguments: {}, status: "running", result: null, decisionReason: null },
+      });
+    view = applyEvent(view, { type: "approvalRequired", sessionId: "s", request: write });
+    return applyEvent(view, { type: "approvalRequired", sessionId: "s", request: { ...write, toolCallId: "c2" } });
+  };
+
+  it("an answered write keeps the diff its approval showed, approved or rejected", () => {
+    let view = start();
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "c1", reason: "approved by you" });
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "c1", result: "Wrote 4 bytes" });
+    view = applyEvent(view, { type: "toolRejected", sessionId: "s", toolCallId: "c2", reason: "User rejected this tool call." });
+    const [done, rejected] = view.messages[0].toolCalls;
+    expect(done.writePreview).toEqual({ oldContent: "old\n", newContent: "new\n" });
+    expect(rejected.writePreview).toEqual({ oldContent: "old\n", newContent: "new\n" });
+    expect(view.approvals).toEqual({});
+  });
+
+  it("a call allowed without an approval, or one that asked with no diff, gets none", () => {
+    let view = start();
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "c9", reason: "allowed by rule 3" });
+    const generic = applyEvent(view, { type: "approvalRequired", sessionId: "s", request: { ...write, toolCallId: "c2", kind: { type: "generic" } } });
+    const after = applyEvent(generic, { type: "toolAllowed", sessionId: "s", toolCallId: "c2", reason: "approved" });
+    expect(after.messages[0].toolCalls[1].writePreview).toBeUndefined();
+  });
+
   it("mark the call pending and clear when it runs", () => {
     let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
     view = applyEvent(view, {

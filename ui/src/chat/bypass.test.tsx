@@ -1,6 +1,6 @@
 import { render } from "solid-js/web";
 import { describe, expect, it, vi } from "vitest";
-import { BypassBar, timeLeft } from "./bypass";
+import { BYPASSES_CHANGED, BypassBar, timeLeft } from "./bypass";
 
 const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
@@ -32,6 +32,29 @@ describe("the Don't-ask bar", () => {
     expect(root.querySelector("[data-testid=bypass-bar]")).toBeNull();
     dispose();
     root.remove();
+  });
+
+  it("counts from the read, not from when the bar was built", async () => {
+    const api = {
+      listBypasses: vi
+        .fn()
+        .mockResolvedValueOnce([])
+        .mockResolvedValue([{ scope: { kind: "tool", name: "write_file" }, remainingMs: 15 * 60_000 }]),
+      clearBypasses: vi.fn(),
+    };
+    const built = Date.now();
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => built);
+    const root = document.createElement("div");
+    const dispose = render(() => <BypassBar sessionId="s1" api={api} running={false} />, root);
+    await flush();
+    expect(root.querySelector("[data-testid=bypass-bar]")).toBeNull();
+    // Two minutes later the person adds a 15-minute bypass.
+    spy.mockImplementation(() => built + 120_000);
+    document.dispatchEvent(new Event(BYPASSES_CHANGED));
+    await flush();
+    expect(root.querySelector("[data-testid=bypass-item]")!.textContent).toBe("write_file, 15 min left");
+    spy.mockRestore();
+    dispose();
   });
 
   it("shows nothing when no bypass is on", async () => {

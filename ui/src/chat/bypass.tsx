@@ -3,7 +3,7 @@
 // truth (bypasses live in its memory and end on Stop); the bar reads it on
 // mount, when a turn starts or ends, when the settings add one, and every
 // few seconds, and counts down between reads.
-import { createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
+import { batch, createEffect, createSignal, For, on, onCleanup, Show } from "solid-js";
 import type { BypassScopeView, BypassView } from "../bindings";
 
 export interface BypassApi {
@@ -43,7 +43,13 @@ export function BypassBar(p: { sessionId: string; api: BypassApi; running: boole
   const read = async () => {
     try {
       const at = Date.now();
-      setList((await p.api.listBypasses(p.sessionId)).map((b) => ({ b, readAt: at })));
+      const read = await p.api.listBypasses(p.sessionId);
+      // The clock starts at the read: an older `now` would add the time
+      // the read took (a 15-minute bypass read "16 min left").
+      batch(() => {
+        setNow(at);
+        setList(read.map((b) => ({ b, readAt: at })));
+      });
     } catch {
       // A read that fails leaves the last one shown.
     }

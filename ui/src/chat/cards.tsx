@@ -6,7 +6,8 @@
 import { createEffect, type JSX, Show, untrack } from "solid-js";
 import type { ApprovalRequest, ContentBlock, ToolCallView } from "../bindings";
 import { el } from "../dom";
-import { type ApprovalActions, approvalPanel } from "./approval";
+import { plainReason } from "../rule_words";
+import { type ApprovalActions, approvalPanel, writeDiff } from "./approval";
 import type { LiveProgress } from "./state";
 
 export const STATUS_TEXT: Record<ToolCallView["status"], string> = {
@@ -24,6 +25,12 @@ export function callLine(call: Pick<ToolCallView, "arguments">): number | undefi
   const a = call.arguments as Record<string, unknown> | null;
   const n = a && typeof a === "object" ? (a.start_line ?? a.line) : undefined;
   return typeof n === "number" && n > 0 ? n : undefined;
+}
+
+/** A result's first line, short enough for one line of a card. */
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0];
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 /** Largest image (base64 characters, about 3 MB of bytes) shown inline. */
@@ -136,9 +143,18 @@ export function ToolCard(p: ToolCardProps) {
       <div class="tool-body">
         {/* Why the gate let it run (or not): "allowed by rule 12: @fs_read docs/*". */}
         <Show when={p.call.decisionReason}>
-          <p class="tool-decision muted" data-testid="decision">
-            {p.call.decisionReason}
+          <p class="tool-decision muted" data-testid="decision" title={p.call.decisionReason ?? ""}>
+            {plainReason(p.call.decisionReason, p.call.name)}
           </p>
+        </Show>
+        {/* A write the person answered keeps the diff its approval showed. */}
+        <Show when={!(p.actions && p.request) && p.call.writePreview}>
+          {(w) => (
+            <div class="tool-write-diff" data-testid="write-diff">
+              <div class="tool-section">Changes</div>
+              {writeDiff(p.call.path ?? "", w().oldContent, w().newContent)}
+            </div>
+          )}
         </Show>
         <div class="tool-section">Arguments</div>
         <pre class="tool-args">{JSON.stringify(p.call.arguments, null, 2)}</pre>
@@ -151,6 +167,15 @@ export function ToolCard(p: ToolCardProps) {
           <div class="tool-blocks">{blocks().map((b) => blockNode(b, p.openFile))}</div>
         </Show>
       </div>
+      {/* Outside the collapsed body: why a call did not run (stopped,
+          rejected) is seen without opening the card. */}
+      <Show when={(p.call.status === "cancelled" || p.call.status === "rejected") && p.call.result}>
+        {(why) => (
+          <p class="tool-why muted" data-testid="tool-why">
+            {firstLine(why())}
+          </p>
+        )}
+      </Show>
       {/* Outside the collapsed body: what a running command prints is seen. */}
       <Show when={p.call.result === null && p.live}>{(live) => <LiveOutput live={live()} />}</Show>
       <Show when={p.actions && p.request} keyed>

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 // jsdom, not happy-dom: DOMPurify only sanitises correctly on a spec-complete DOM.
+import { createSignal } from "solid-js";
 import { render } from "solid-js/web";
 import { describe, expect, it, vi } from "vitest";
-import type { ToolCallView } from "../bindings";
+import type { SessionEvent, ToolCallView } from "../bindings";
 import { renderMarkdown } from "../markdown";
 import type { ApprovalActions } from "./approval";
 import { MAX_INLINE_IMAGE, ToolCard } from "./cards";
@@ -66,7 +67,31 @@ describe("tool cards", () => {
   it("say why the gate let the call run, when the reason is known", () => {
     expect(toolCard(call, vi.fn()).querySelector("[data-testid=decision]")).toBeNull();
     const card = toolCard({ ...call, decisionReason: "allowed by rule 12: @fs_read docs/*" }, vi.fn());
-    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed by rule 12: @fs_read docs/*");
+    expect(card.querySelector("[data-testid=decision]")!.textContent).toBe("allowed: rule for fs read tools on docs/*");
+  });
+
+  it("a write the person answered keeps its diff on the card; a waiting one shows it in its approval only", () => {
+    const w: ToolCallView = { ...call, id: "w1", name: "write_file", path: "/w/a.txt", status: "done", result: "Wrote 4 bytes", writePreview: { oldContent: "old\n", newContent: "new\n" } };
+    const card = toolCard(w, vi.fn());
+    expect(Array.from(card.querySelectorAll("[data-testid=write-diff] .diff > div")).map((d) => d.textContent)).toEqual(["- old", "+ new"]);
+    expect(card.querySelector("[data-testid=write-diff]")!.textContent).toContain("/w/a.txt: +1 −1");
+    const root = document.createElement("div");
+    const actions = { approve: vi.fn(), reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() };
+    const request = { toolCallId: "w1", name: "write_file", labelShort: "", labelFull: "", path: "/w/a.txt", arguments: {}, reason: "asks", kind: { type: "write" as const, path: "/w/a.txt", oldContent: "old\n", newContent: "new\n" } };
+    render(() => <ToolCard call={{ ...w, status: "pending" }} openFile={vi.fn()} request={request} actions={actions} />, root);
+    expect(root.querySelectorAll(".diff").length).toBe(1);
+    expect(root.querySelector("[data-testid=write-diff]")).toBeNull();
+  });
+
+  it("a stopped or rejected call says why outside its collapsed body", () => {
+    const stopped = toolCard({ ...call, status: "cancelled", result: "Cancelled: the user stopped this call before it finished." }, vi.fn());
+    expect(stopped.open).toBe(false);
+    const why = stopped.querySelector("[data-testid=tool-why]")!;
+    expect(why.textContent).toBe("Cancelled: the user stopped this call before it finished.");
+    expect(why.closest(".tool-body")).toBeNull();
+    const rejected = toolCard({ ...call, status: "rejected", result: "Rejected: blocked by a rule. The call was not run." }, vi.fn());
+    expect(rejected.querySelector("[data-testid=tool-why]")!.textContent).toContain("blocked by a rule");
+    expect(toolCard(call, vi.fn()).querySelector("[data-testid=tool-why]")).toBeNull();
   });
 
   it("omit the path link and result when there are none", () => {
@@ -390,6 +415,145 @@ describe("fine-grained updates", () => {
     view = token(view, "c");
     renderConversation(root, view, vi.fn());
     expect(top).toBe(2000);
+  });
+});
+
+describe("a card that waits for the person comes into view", () => {
+  const mcp: ToolCallView = { ...call, id: "m1", name: "mcp__everything__trigger-elicitation-request", status: "running", result: null, arguments: {} };
+  const asked = { toolCallId: "m1", title: "everything asks", question: "Your name?", suggestedAnswers: [], schema: { type: "object", properties: { name: { type: "string" } } } };
+  function running(): ChatView {
+    let view = addUserMessage(emptyView(), "go");
+    view = applyEvent(view, { type: "turnStarted", sessionId: "s" });
+    return applyEvent(view, { type: "toolStart", sessionId: "s", call: mcp });
+  }
+  /** A conversation 300 px high over content whose height `content()` gives. */
+  function laidOut(root: HTMLElement, content: () => number) {
+    const conv = root.querySelector("[data-testid=conversation]") as HTMLElement;
+    let top = 0;
+    Object.defineProperty(conv, "scrollHeight", { get: content });
+    Object.defineProperty(conv, "clientHeight", { get: () => 300 });
+    Object.defineProperty(conv, "scrollTop", { get: () => top, set: (v: number) => (top = Math.max(0, Math.min(v, content() - 300))) });
+    conv.getBoundingClientRect = () => ({ top: 0, bottom: 300 }) as DOMRect;
+    const scrollTo = (v: number) => {
+      top = v;
+      conv.dispatchEvent(new Event("scroll"));
+    };
+    return { conv, top: () => top, scrollTo };
+  }
+  const cardRect = (at: () => number, top: () => number) =>
+    vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockImplementation(function (this: HTMLElement) {
+      return { top: this.matches("[data-testid=question-card], [data-testid=approval]") ? at() - top() : 0, bottom: 0 } as DOMRect;
+    });
+  const settled = () => new Promise((r) => setTimeout(r, 0));
+
+  it("an MCP form asked under a running call is scrolled to when the person was at the bottom", async () => {
+    const [asking, setAsking] = createSignal(false);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
+    const card = () => !!root.querySelector("[data-testid=question-card]");
+    const g = laidOut(root, () => (card() ? 2000 : 1800));
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(1500);
+    setAsking(true);
+    await settled();
+    expect(card()).toBe(true);
+    expect(g.top()).toBe(1700);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("a person who scrolled up to read is left where they are", async () => {
+    const [asking, setAsking] = createSignal(false);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, running(), { openFile: vi.fn(), answerQuestion: vi.fn(), elicitation: (id) => (asking() && id === "m1" ? asked : null) });
+    const card = () => !!root.querySelector("[data-testid=question-card]");
+    const g = laidOut(root, () => (card() ? 2000 : 1800));
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(600);
+    setAsking(true);
+    await settled();
+    expect(card()).toBe(true);
+    expect(g.top()).toBe(600);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("an approval panel taller than the view shows its top, and tokens then leave it there", async () => {
+    const root = document.createElement("div");
+    document.body.append(root);
+    const actions = { approve: vi.fn(), reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() };
+    let view = running();
+    const m = mountConversation(root, view, { openFile: vi.fn(), actions });
+    const panel = () => !!root.querySelector("[data-testid=approval]");
+    const g = laidOut(root, () => (panel() ? 2400 : 1800));
+    const spy = cardRect(() => 1800, g.top);
+    g.scrollTo(1500);
+    const w: ToolCallView = { ...call, id: "w1", name: "write_file", status: "pending", result: null };
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: w });
+    view = applyEvent(view, {
+      type: "approvalRequired",
+      sessionId: "s",
+      request: { toolCallId: "w1", name: "write_file", labelShort: "w1", labelFull: "w1", path: null, arguments: {}, reason: "asks", kind: { type: "generic" } },
+    });
+    m.set(view);
+    await settled();
+    expect(panel()).toBe(true);
+    // The bottom would be 2100; the panel starts at 1800: its top, less a margin.
+    expect(g.top()).toBe(1792);
+    m.set(applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "x" }));
+    expect(g.top()).toBe(1792);
+    spy.mockRestore();
+    root.remove();
+  });
+
+  it("sub-agents' calls waiting side by side: their delegation cards open, and Approve all answers them all", async () => {
+    const task = (id: string): ToolCallView => ({ ...call, id, name: "execute_task", status: "running", result: null });
+    const w = (id: string): ToolCallView => ({ ...call, id, name: "write_file", status: "pending", result: null });
+    let view = applyEvent(addUserMessage(emptyView(), "go"), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: task("t1") });
+    view = applyEvent(view, { type: "toolStart", sessionId: "s", call: task("t2") });
+    const root = document.createElement("div");
+    document.body.append(root);
+    const approve = vi.fn().mockResolvedValue(undefined);
+    const m = mountConversation(root, view, { openFile: vi.fn(), actions: { approve, reject: vi.fn(), previewAlwaysAllow: vi.fn(), alwaysAllow: vi.fn() } });
+    for (const [parent, id] of [["t1", "a1"], ["t2", "a2"]]) {
+      const inner = (event: SessionEvent) => (view = applyEvent(view, { type: "subAgent", sessionId: "s", parentCallId: parent, frameId: 1, agentId: "software-engineer", depth: 1, event }));
+      inner({ type: "turnStarted", sessionId: "sub" });
+      inner({ type: "toolStart", sessionId: "sub", call: w(id) });
+      inner({
+        type: "approvalRequired",
+        sessionId: "sub",
+        request: { toolCallId: id, name: "write_file", labelShort: id, labelFull: id, path: null, arguments: {}, reason: "asks", kind: { type: "generic" } },
+      });
+    }
+    m.set(view);
+    await new Promise((r) => setTimeout(r, 0));
+    for (const t of ["t1", "t2"]) expect((root.querySelector(`.tool-card[data-tool-call=${t}]`) as HTMLDetailsElement).open).toBe(true);
+    expect(root.querySelector("[data-testid=approve-all-bar]")!.textContent).toContain("2 calls wait");
+    (root.querySelector("[data-testid=approve-all]") as HTMLElement).click();
+    expect(approve.mock.calls.map(([id]) => id)).toEqual(["a1", "a2"]);
+    root.remove();
+  });
+
+  it("the late scroll event of the page's own jump, after the content grew, does not stop the following", () => {
+    let height = 1800;
+    const root = document.createElement("div");
+    document.body.append(root);
+    let view = running();
+    const m = mountConversation(root, view, { openFile: vi.fn() });
+    const g = laidOut(root, () => height);
+    g.scrollTo(1500);
+    view = applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "a" });
+    m.set(view);
+    expect(g.top()).toBe(1500);
+    // A card 500 px high arrives before the browser reports that jump.
+    height = 2300;
+    g.conv.dispatchEvent(new Event("scroll"));
+    m.set(applyEvent(view, { type: "tokenDelta", sessionId: "s", text: "b" }));
+    expect(g.top()).toBe(2000);
+    root.remove();
   });
 });
 

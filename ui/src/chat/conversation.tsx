@@ -3,7 +3,7 @@
 // answer's text alone, and only the newest messages are in the DOM (older
 // pages come back as the person scrolls up), so a 1,000-message session
 // opens as fast as a short one.
-import { type Accessor, createComputed, createMemo, createSignal, For, on, onCleanup, type Setter, Show, untrack } from "solid-js";
+import { type Accessor, createComputed, createMemo, createSignal, For, on, onCleanup, onMount, type Setter, Show, untrack } from "solid-js";
 import { render } from "solid-js/web";
 import type { ToolCallView } from "../bindings";
 import { copyText } from "../links";
@@ -90,9 +90,22 @@ function SubAgent(p: { agentId: string; view: ChatView; top: ChatView; h: ChatHa
   );
 }
 
+/** The calls of `calls` that wait for the person, with those of the
+ *  sub-agents they started (delegations run side by side, so theirs are the
+ *  calls that wait at once; a message's own calls are asked one by one). */
+export function waitingCalls(calls: ToolCallView[], top: ChatView): string[] {
+  const out: string[] = [];
+  for (const c of calls) {
+    if (top.approvals[c.id]) out.push(c.id);
+    const sub = top.subAgents[c.id];
+    if (sub) for (const m of sub.view.messages) out.push(...waitingCalls(m.toolCalls, top));
+  }
+  return out;
+}
+
 /** Several calls of one message waiting at once: one click answers them all. */
 function ApproveAll(p: { calls: ToolCallView[]; top: ChatView; actions?: ApprovalActions }) {
-  const waiting = () => p.calls.filter((c) => p.top.approvals[c.id]).map((c) => c.id);
+  const waiting = () => waitingCalls(p.calls, p.top);
   const [busy, setBusy] = createSignal(false);
   return (
     <Show when={p.actions && waiting().length > 1}>
@@ -271,7 +284,15 @@ export function Conversation(p: {
   // Follow the answer only while the person is at the bottom: scrolled up
   // to read, they stay where they are while tokens arrive.
   let stick = true;
+  // Where the page last scrolled itself while following: the scroll event
+  // of that jump comes a frame later, when the content may have grown again
+  // (a card, a form), and must not read as the person scrolling up.
+  let pinned = -1;
   let root!: HTMLDivElement;
+  const pin = () => {
+    root.scrollTop = root.scrollHeight;
+    pinned = root.scrollTop;
+  };
   const first = createMemo(() => Math.max(0, p.view.messages.length - shown()));
   const visible = createMemo(() => p.view.messages.slice(first()));
   // Read while scrolled up, new messages do not push the oldest shown out
@@ -307,22 +328,48 @@ export function Conversation(p: {
     root.scrollTop = top + (root.scrollHeight - height);
   };
   const onScroll = () => {
-    stick = root.scrollHeight - root.scrollTop - root.clientHeight < 40;
+    const atBottom = root.scrollHeight - root.scrollTop - root.clientHeight < 40;
+    const ownJump = stick && pinned >= 0 && root.scrollTop >= pinned - 1;
+    stick = atBottom || ownJump;
+    if (!stick) pinned = -1;
     if (root.scrollTop < 120 && first() > 0) loadEarlier();
     else if (stick && shown() > 2 * page) {
       // Back at the bottom: the pages read above leave the DOM again.
       setShown(page);
-      root.scrollTop = root.scrollHeight;
+      pin();
     }
   };
   p.control?.({
     follow: () => {
-      if (stick) root.scrollTop = root.scrollHeight;
+      if (stick) pin();
     },
     toBottom: () => {
       stick = true;
-      root.scrollTop = root.scrollHeight;
+      pin();
     },
+  });
+  // A card that waits for the person (an approval, a question, a server's
+  // form) comes into view when it appears, if the person was following:
+  // it may arrive without a new event of the turn (an MCP form is read
+  // apart), and may be taller than the view (then its top is shown).
+  onMount(() => {
+    const observer = new MutationObserver((records) => {
+      const added: Element[] = [];
+      for (const r of records)
+        for (const n of Array.from(r.addedNodes)) {
+          if (!(n instanceof Element)) continue;
+          if (n.matches(WAITING_CARD)) added.push(n);
+          else added.push(...Array.from(n.querySelectorAll(WAITING_CARD)));
+        }
+      const card = added.filter((c) => c.isConnected).sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+      if (!card) return;
+      // Inside a collapsed card (a sub-agent's call in its delegation's
+      // card) it would wait unseen: the cards around it open.
+      for (const c of added) for (let d = c.parentElement?.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true;
+      if (stick) reveal(root, card, pin, () => ((stick = false), (pinned = -1)));
+    });
+    observer.observe(root, { childList: true, subtree: true });
+    onCleanup(() => observer.disconnect());
   });
   const streaming = () => p.view.streaming;
   return (
@@ -396,6 +443,21 @@ export function Conversation(p: {
       </Show>
     </div>
   );
+}
+
+/** What waits for the person's answer in the conversation. */
+const WAITING_CARD = "[data-testid=approval], [data-testid=question-card]";
+
+/** Scrolls a following conversation to `card`: to the bottom when the card
+ *  then shows whole, else to the card's top (and the view stops following,
+ *  as if the person had scrolled there to read it). */
+function reveal(root: HTMLElement, card: Element, toBottom: () => void, unfollow: () => void): void {
+  toBottom();
+  const view = root.getBoundingClientRect();
+  const top = card.getBoundingClientRect().top;
+  if (top >= view.top) return;
+  root.scrollTop = Math.max(0, root.scrollTop - (view.top - top) - 8);
+  unfollow();
 }
 
 /** Whether the stored history already shows the failure (with its Retry). */

@@ -69,12 +69,14 @@ describe("applyEvent", () => {
       { type: "toolStart", sessionId: sid, call: c2 },
       { type: "toolStart", sessionId: sid, call: c3 },
       { type: "toolError", sessionId: sid, toolCallId: "call_1", error: "no such file" },
-      { type: "toolCancelled", sessionId: sid, toolCallId: "call_2" },
+      { type: "toolCancelled", sessionId: sid, toolCallId: "call_2", reason: "Cancelled: the user stopped this call before it finished." },
       { type: "toolRejected", sessionId: sid, toolCallId: "call_3", reason: "User rejected this tool call." },
       { type: "turnEnded", sessionId: sid, outcome: { kind: "failed", message: "HTTP 401" } },
     ]);
     const calls = view.messages.at(-1)!.toolCalls;
     expect(calls.map((c) => c.status)).toEqual(["failed", "cancelled", "rejected"]);
+    // Each says why, live: the stop's note is the card's result.
+    expect(calls.map((c) => c.result)).toEqual(["no such file", "Cancelled: the user stopped this call before it finished.", "User rejected this tool call."]);
     expect(outcomeText(view.outcome)).toBe("The turn failed: HTTP 401");
   });
 

@@ -133,6 +133,13 @@ function findCall(view: ChatView, id: string): ToolCallView | undefined {
   return undefined;
 }
 
+/** The diff an answered write's approval showed, kept on its card (the
+ *  stored history carries it too, as `writePreview`). */
+function keptPreview(view: ChatView, id: string): Pick<ToolCallView, "writePreview"> {
+  const kind = view.approvals[id]?.kind;
+  return kind?.type === "write" ? { writePreview: { oldContent: kind.oldContent, newContent: kind.newContent } } : {};
+}
+
 let localKey = 0;
 
 /** Adds the person's message optimistically; the backend stores it. */
@@ -248,9 +255,9 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     }
     case "toolAllowed": {
       // Allowed by a rule, or approved by the person: it runs now.
-      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
-      if (c) Object.assign(c, { status: "running", decisionReason: event.reason });
+      if (c) Object.assign(c, { status: "running", decisionReason: event.reason }, keptPreview(view, event.toolCallId));
+      delete view.approvals[event.toolCallId];
       break;
     }
     case "toolDone": {
@@ -268,15 +275,17 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       break;
     }
     case "toolCancelled": {
-      delete view.approvals[event.toolCallId];
+      // Why it stopped, as stored ("Cancelled: the user stopped…"); an
+      // older backend sends none.
       const c = findCall(view, event.toolCallId);
-      if (c) c.status = "cancelled";
+      if (c) Object.assign(c, { status: "cancelled", ...(event.reason ? { result: event.reason } : {}) }, keptPreview(view, event.toolCallId));
+      delete view.approvals[event.toolCallId];
       break;
     }
     case "toolRejected": {
-      delete view.approvals[event.toolCallId];
       const c = findCall(view, event.toolCallId);
-      if (c) Object.assign(c, { status: "rejected", result: event.reason });
+      if (c) Object.assign(c, { status: "rejected", result: event.reason }, keptPreview(view, event.toolCallId));
+      delete view.approvals[event.toolCallId];
       break;
     }
     case "usage":

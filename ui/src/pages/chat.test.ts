@@ -112,7 +112,7 @@ describe("chat page", () => {
     const approve = root.querySelector("[data-tool-call=w1] [data-testid=approve]") as HTMLButtonElement;
     expect(approve).not.toBeNull();
     expect(root.querySelector("[data-tool-call=x9]")).toBeNull();
-    expect(root.querySelector("[data-testid=decision]")!.textContent).toBe("asked by rule 9: *");
+    expect(root.querySelector("[data-testid=decision]")!.textContent).toBe("asks you: default rule for write_file");
     approve.click();
     await flush();
     expect(api.approveCall).toHaveBeenCalledWith("w1", expect.any(Function));
@@ -160,7 +160,7 @@ describe("chat page", () => {
     stop.click();
     expect(api.stopTurn).toHaveBeenCalledWith("s1");
     // The live events keep coming to this page.
-    later!({ type: "toolCancelled", sessionId: "s1", toolCallId: "c1" });
+    later!({ type: "toolCancelled", sessionId: "s1", toolCallId: "c1", reason: "Cancelled: the user stopped this call before it finished." });
     later!({ type: "turnEnded", sessionId: "s1", outcome: { kind: "cancelled" } });
     await flush();
     expect(stop.hidden).toBe(true);

@@ -10,7 +10,7 @@ use crate::{
     IpcError, LocalOllamaView, ModelView, NewProviderInput, PendingApprovalView, ProviderKind,
     ProviderView, ReasoningSetting, RuleActionView, RuleInput, RuleView, RunContextView,
     SessionEvent, SessionSearchHit, SessionSummary, SummaryView, ToolCallStatus, ToolCallView,
-    ToolCategory, ToolInfo, ToolKind, ToolPresentation, TurnOutcome, UsageView,
+    ToolCategory, ToolInfo, ToolKind, ToolPresentation, TurnOutcome, UsageView, WritePreview,
 };
 use crate::{ChatModelsView, ModelChoiceView};
 use crate::{
@@ -61,6 +61,7 @@ exported![
     SessionSearchHit,
     ChatRole,
     ContentBlock,
+    WritePreview,
     ToolCallView,
     UsageView,
     SummaryView,

@@ -39,7 +39,7 @@ pub use rules::{
 };
 pub use session::{
     ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,
-    ToolCallView, TurnOutcome, UsageView,
+    ToolCallView, TurnOutcome, UsageView, WritePreview,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderEditInput, ProviderKind,

@@ -66,6 +66,23 @@ pub struct ToolCallView {
     #[serde(default, skip_serializing_if = "ToolPresentation::is_generic")]
     #[ts(as = "Option<ToolPresentation>", optional)]
     pub presentation: ToolPresentation,
+    /// A file write the person approved (or rejected): the file before and
+    /// as the call would leave it, as the approval card showed them, so the
+    /// card keeps its diff once the call is answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub write_preview: Option<WritePreview>,
+}
+
+/// The before/after of a file write shown on its approval card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WritePreview {
+    /// The content then; `None` when the file did not exist.
+    pub old_content: Option<String>,
+    /// The predicted content after the call; `None` when it could not be
+    /// predicted.
+    pub new_content: Option<String>,
 }
 
 /// One history message with the tool calls it made.
@@ -240,6 +257,10 @@ pub enum SessionEvent {
     ToolCancelled {
         session_id: String,
         tool_call_id: String,
+        /// Why it was stopped, as the model reads it ("Cancelled: the user
+        /// stopped this call before it finished.").
+        #[serde(default)]
+        reason: String,
     },
     ToolRejected {
         session_id: String,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use skald_core_api::{ContentBlock, ToolDescriptionLength, ToolOutput};
 use skald_llm::{Message, ReasoningPart, ToolCall};
-use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView};
+use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView, WritePreview};
 use skald_store::{AssistantExtras, MessageRow, MessageUsage, Role, ToolCallRow};
 use skald_tools::CallLabels;
 
@@ -239,9 +239,16 @@ pub(crate) fn arguments_value(text: &str) -> Value {
 /// The card of a stored call.
 pub(crate) fn view_of(registry: &dyn CallLabels, row: &ToolCallRow) -> ToolCallView {
     let arguments = arguments_value(&row.arguments);
+    // Stored only when a write asked the person: its card keeps the diff.
+    let write_preview =
+        (row.old_preview.is_some() || row.new_preview.is_some()).then(|| WritePreview {
+            old_content: row.old_preview.clone(),
+            new_content: row.new_preview.clone(),
+        });
     ToolCallView {
         decision_reason: row.decision_reason.clone(),
         blocks: blocks_of(row),
+        write_preview,
         ..view(
             registry,
             &row.id,
@@ -274,6 +281,7 @@ pub(crate) fn view(
         result,
         blocks: Vec::new(),
         decision_reason: None,
+        write_preview: None,
     }
 }
 

@@ -490,9 +490,10 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
             tool_call_id,
             error,
         },
-        Outcome::Cancelled(_) => SessionEvent::ToolCancelled {
+        Outcome::Cancelled(note) => SessionEvent::ToolCancelled {
             session_id,
             tool_call_id,
+            reason: note.to_string(),
         },
         Outcome::Rejected(reason) => SessionEvent::ToolRejected {
             session_id,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use skald_approval::{Bypass, BypassScope};
 use skald_llm::{FakeProvider, LlmProvider, ScriptedTurn};
 use skald_protocol::{
-    ApprovalKind, ApprovalRequest, ApprovalResolution, SessionEvent, TurnOutcome,
+    ApprovalKind, ApprovalRequest, ApprovalResolution, SessionEvent, TurnOutcome, WritePreview,
 };
 use skald_session::{ApprovalManager, ChatSessionHandler, FixedProvider, RecordingSink, bootstrap};
 use skald_store::{DEFAULT_GROUP, NewApprovalRule, RuleAction, Store};
@@ -136,6 +136,14 @@ async fn write_file_asks_with_a_real_diff_and_runs_once_approved() {
         card.decision_reason.as_deref(),
         Some("approved by the user")
     );
+    // It keeps the diff its approval showed.
+    assert_eq!(
+        card.write_preview,
+        Some(WritePreview {
+            old_content: Some("old\n".into()),
+            new_content: Some("new\n".into()),
+        })
+    );
     // Live, the card heard it too.
     assert!(has_event(&sink, |ev| matches!(
         ev,
@@ -186,6 +194,19 @@ async fn edit_file_rejected_with_a_note_tells_the_model_exactly() {
     assert_eq!(
         std::fs::read_to_string(e.path("b.txt")).unwrap(),
         "one\ntwo\nthree\n"
+    );
+    // The rejected edit's card keeps the diff that was turned down.
+    let history = h.history(&sid).await.unwrap();
+    let card = history
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .find(|c| c.id == "e1")
+        .unwrap();
+    assert_eq!(
+        card.write_preview
+            .as_ref()
+            .and_then(|w| w.new_content.as_deref()),
+        Some("one\n2\nthree\n")
     );
 }
 

@@ -154,15 +154,26 @@ async fn stop_during_a_60s_tool_ends_fast_and_leaves_no_process() {
             Some("s2".into())
         )
     );
-    let cancelled: Vec<String> = sink
+    // Each card is told why, live, in the words the model reads.
+    let cancelled: Vec<(String, String)> = sink
         .events()
         .into_iter()
         .filter_map(|ev| match ev {
-            SessionEvent::ToolCancelled { tool_call_id, .. } => Some(tool_call_id),
+            SessionEvent::ToolCancelled {
+                tool_call_id,
+                reason,
+                ..
+            } => Some((tool_call_id, reason)),
             _ => None,
         })
         .collect();
-    assert_eq!(cancelled, ["s1", "s2"]);
+    assert_eq!(
+        cancelled,
+        [
+            ("s1".to_string(), notes::CANCELLED.to_string()),
+            ("s2".to_string(), notes::CANCELLED_BEFORE_START.to_string())
+        ]
+    );
 
     // The next message works, with the cancelled results in its request.
     e.fake
