@@ -20,7 +20,7 @@ export type AllTools = { builtIn: Array<ToolInfo>, mcp: Array<ToolInfo>, };
 
 export type ToolCallStatus = "running" | "pending" | "done" | "failed" | "cancelled" | "rejected";
 
-export type ToolPresentation = "generic" | "command" | "question";
+export type ToolPresentation = "generic" | "command" | "question" | "todos";
 
 export type AppInfo = { version: string, dataDir: string, schemaVersion: bigint, };
 
