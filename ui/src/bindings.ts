@@ -322,7 +322,12 @@ export type ModelView = { id: number, name: string, isDefault: boolean,
 /**
  * `None`: the provider's default.
  */
-reasoning: ReasoningSetting | null, };
+reasoning: ReasoningSetting | null, 
+/**
+ * Whether images in tool results are sent to it (`llm.send_images`);
+ * absent: sent when the provider takes images.
+ */
+sendImages?: boolean, };
 
 export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
 
