@@ -153,6 +153,7 @@ pub fn run() {
             commands::settings::add_provider,
             commands::settings::set_default_model,
             commands::settings::set_model_reasoning,
+            commands::settings::set_model_send_images,
             commands::settings::local_ollama,
             commands::settings::env_endpoints,
             commands::settings::set_env_model,

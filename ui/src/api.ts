@@ -32,6 +32,7 @@ export {
   addProvider,
   setDefaultModel,
   setModelReasoning,
+  setModelSendImages,
   editProvider,
   deleteProvider,
   testProvider,

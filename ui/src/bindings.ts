@@ -20,7 +20,7 @@ export type AllTools = { builtIn: Array<ToolInfo>, mcp: Array<ToolInfo>, };
 
 export type ToolCallStatus = "running" | "pending" | "done" | "failed" | "cancelled" | "rejected";
 
-export type ToolPresentation = "generic" | "command" | "question";
+export type ToolPresentation = "generic" | "command" | "question" | "todos";
 
 export type AppInfo = { version: string, dataDir: string, schemaVersion: bigint, };
 
@@ -387,7 +387,12 @@ export type ModelView = { id: number, name: string, isDefault: boolean,
 /**
  * `None`: the provider's default.
  */
-reasoning: ReasoningSetting | null, };
+reasoning: ReasoningSetting | null, 
+/**
+ * Whether images in tool results are sent to it (`llm.send_images`);
+ * absent: sent when the provider takes images.
+ */
+sendImages?: boolean, };
 
 export type ProviderView = { id: string, kind: ProviderKindView, name: string, baseUrl: string | null, hasApiKey: boolean, enabled: boolean, models: Array<ModelView>, };
 

@@ -41,6 +41,7 @@ export const COMMANDS = [
   "add_provider",
   "set_default_model",
   "set_model_reasoning",
+  "set_model_send_images",
   "local_ollama",
   "env_endpoints",
   "set_env_model",
@@ -320,6 +321,14 @@ export function setDefaultModel(modelId: number): Promise<void> {
  */
 export function setModelReasoning(modelId: number, reasoning: ReasoningSetting | null): Promise<void> {
   return invoke("set_model_reasoning", { modelId, reasoning });
+}
+
+/**
+ * Whether images in tool results are sent to a model; `None` leaves it to
+ * the provider (sent when it takes images).
+ */
+export function setModelSendImages(modelId: number, on: boolean | null): Promise<void> {
+  return invoke("set_model_send_images", { modelId, on });
 }
 
 /**

@@ -42,6 +42,17 @@ pub async fn set_model_reasoning(
     Ok(providers::set_model_reasoning(&state.store, model_id, reasoning).await?)
 }
 
+/// Whether images in tool results are sent to a model; `None` leaves it to
+/// the provider (sent when it takes images).
+#[tauri::command]
+pub async fn set_model_send_images(
+    state: tauri::State<'_, AppState>,
+    model_id: i64,
+    on: Option<bool>,
+) -> Result<(), IpcError> {
+    Ok(providers::set_model_send_images(&state.store, model_id, on).await?)
+}
+
 /// An Ollama answering at its default address, to offer on the Settings page.
 #[tauri::command]
 pub async fn local_ollama() -> Result<Option<LocalOllamaView>, IpcError> {

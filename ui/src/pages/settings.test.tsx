@@ -42,6 +42,7 @@ function fakeApi(providers: ProviderView[] = []) {
     useProviderModel: vi.fn().mockResolvedValue(undefined),
     setDefaultModel: vi.fn().mockResolvedValue(undefined),
     setModelReasoning: vi.fn().mockResolvedValue(undefined),
+    setModelSendImages: vi.fn().mockResolvedValue(undefined),
     envEndpoints: vi.fn().mockResolvedValue([]),
     setEnvModel: vi.fn().mockResolvedValue(undefined),
     localOllama: vi.fn().mockResolvedValue(null),

@@ -5,6 +5,7 @@ import { createResource, createSignal, For, Index, type JSX, Show } from "solid-
 import * as api from "../api";
 import type { EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderKindView, ProviderTestView, ProviderView, ReasoningSetting } from "../bindings";
 import { mountSolid } from "../solid";
+import { SendImagesPicker } from "./send_images";
 import { TimeZoneSetting } from "./timezone";
 
 export type SettingsApi = Pick<
@@ -18,6 +19,7 @@ export type SettingsApi = Pick<
   | "useProviderModel"
   | "setDefaultModel"
   | "setModelReasoning"
+  | "setModelSendImages"
   | "envEndpoints"
   | "setEnvModel"
   | "localOllama"
@@ -270,7 +272,8 @@ function ProviderItem(props: { p: ProviderView; api: SettingsApi; refresh: () =>
                 />
                 {` ${m.name}${m.isDefault ? " (default)" : ""}`}
               </label>{" "}
-              <ReasoningPicker model={m} set={(value) => props.api.setModelReasoning(m.id, value).then(props.refresh, props.fail)} />
+              <ReasoningPicker model={m} set={(value) => props.api.setModelReasoning(m.id, value).then(props.refresh, props.fail)} />{" "}
+              <SendImagesPicker model={m} set={(on) => props.api.setModelSendImages(m.id, on).then(props.refresh, props.fail)} />
             </li>
           )}
         </For>

@@ -7,8 +7,7 @@ use std::fmt;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use skald_core_api::ToolCategory;
-use skald_tools::tool_names::MCP_PREFIX;
+use skald_core_api::{ToolCategory, ToolName};
 
 use crate::call::CallContext;
 use crate::decision::{Basis, Decision};
@@ -34,11 +33,9 @@ impl BypassScope {
         match self {
             BypassScope::All => true,
             BypassScope::Category(category) => call.category() == Some(*category),
-            BypassScope::McpServer(server) => call
-                .tool()
-                .strip_prefix(MCP_PREFIX)
-                .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.starts_with("__")),
+            BypassScope::McpServer(server) => {
+                ToolName::parse(call.tool()).mcp_server() == Some(server.as_str())
+            }
             BypassScope::Tool(name) => call.tool() == name,
         }
     }

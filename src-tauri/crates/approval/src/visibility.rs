@@ -5,9 +5,8 @@
 //! MCP tools (`mcp__…`) are always offered; the gate governs them when called.
 
 use serde_json::Value;
-use skald_core_api::{DefView, ToolTraits};
+use skald_core_api::{DefView, ToolName, ToolTraits};
 use skald_tools::builtin_traits;
-use skald_tools::tool_names::MCP_PREFIX;
 
 use crate::rule::{Action, RulesSnapshot};
 use crate::run_context::RunContext;
@@ -28,7 +27,7 @@ pub fn is_hidden(
     group: &str,
     agent_id: Option<&str>,
 ) -> bool {
-    if tool.starts_with(MCP_PREFIX) {
+    if ToolName::parse(tool).mcp_server().is_some() {
         return false;
     }
     rules

@@ -220,6 +220,17 @@ enum ModelsCommand {
         #[arg(long, value_enum)]
         kind: Option<EnvKindArg>,
     },
+    /// Whether images in tool results are sent to MODEL of PROVIDER
+    /// (`openai`, `anthropic`, `ollama`, `openrouter` or a stored provider's
+    /// name): `on`, `off` (a text-only model whose server refuses images: it
+    /// gets a note instead) or `default` (sent when the provider takes
+    /// images). Without a value, prints the setting.
+    Images {
+        provider: String,
+        model: String,
+        #[arg(value_enum)]
+        value: Option<models::ImagesArg>,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -442,6 +453,11 @@ async fn run(cli: Cli) -> ExitCode {
                 Some(ModelsCommand::Use { name, kind }) => {
                     models::choose(&dir, &name, kind.map(Into::into)).await
                 }
+                Some(ModelsCommand::Images {
+                    provider,
+                    model,
+                    value,
+                }) => models::images(&dir, &provider, &model, value).await,
             },
             Err(code) => code,
         },

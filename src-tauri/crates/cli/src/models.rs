@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use skald_llm::ProviderConfig;
+use skald_session::services::providers;
 use skald_session::{EnvModelChoice, env_endpoints, set_env_model};
 use skald_store::ProviderKind;
 use skald_store::Store;
@@ -120,5 +121,63 @@ pub async fn choose(data_dir: &Path, model: &str, kind: Option<ProviderKind>) ->
             ExitCode::SUCCESS
         }
         Err(e) => fail(2, &e.to_string()),
+    }
+}
+
+/// The value of `skald models images … on|off|default`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImagesArg {
+    On,
+    Off,
+    Default,
+}
+
+/// `skald models images PROVIDER MODEL [on|off|default]`: the per-model
+/// `llm.send_images` setting, as the app's Settings edits it.
+pub async fn images(
+    data_dir: &Path,
+    provider: &str,
+    model: &str,
+    value: Option<ImagesArg>,
+) -> ExitCode {
+    let (provider, model) = (provider.trim(), model.trim());
+    if provider.is_empty() || model.is_empty() {
+        return fail(2, "name a provider and a model");
+    }
+    let store = match Store::open(data_dir).await {
+        Ok(s) => s,
+        Err(e) => return fail(1, &e.to_string()),
+    };
+    let result = match value {
+        None => providers::send_images(&store, provider, model).await,
+        Some(v) => {
+            let on = match v {
+                ImagesArg::On => Some(true),
+                ImagesArg::Off => Some(false),
+                ImagesArg::Default => None,
+            };
+            providers::set_send_images(&store, provider, model, on)
+                .await
+                .map(|()| on)
+        }
+    };
+    store.close().await;
+    match result {
+        Ok(setting) => {
+            print_out(&format!(
+                "images to {provider}/{model}: {}",
+                images_label(setting)
+            ));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(2, &e.to_string()),
+    }
+}
+
+fn images_label(setting: Option<bool>) -> &'static str {
+    match setting {
+        Some(true) => "on",
+        Some(false) => "off (a note is sent instead)",
+        None => "default (sent when the provider takes images)",
     }
 }

@@ -35,5 +35,5 @@ pub use progress::{
 };
 pub use skald_protocol::{ToolCallStatus, ToolCategory, ToolPresentation};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{RestartHint, Tool, ToolResult, ToolTraits};
+pub use tool::{CallRoute, RestartHint, Tool, ToolResult, ToolTraits};
 pub use typed::TypedTool;

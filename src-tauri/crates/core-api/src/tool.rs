@@ -23,6 +23,23 @@ pub enum RestartHint {
     Reask,
 }
 
+/// How the session driver runs an allowed call, declared by the tool (per
+/// call: `execute_task` runs sync or in the background by its `mode`), so
+/// the driver and crash resume never recognise these tools by name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CallRoute {
+    /// Run as an execution of the tool ([`Tool::run`]).
+    #[default]
+    Execute,
+    /// Runs a sub-agent in a child frame of the turn while the caller waits
+    /// (arguments `title`, `prompt`, `agent_id`); neighbouring calls of this
+    /// route in one message run side by side, and crash resume continues the
+    /// child frame instead of re-running the call.
+    SyncSubAgent,
+    /// Starts a background (or scheduled) task; the call's result is its id.
+    BackgroundTask,
+}
+
 /// What a tool does to the machine, declared by the tool itself: the
 /// approval classes (`@fs_read`, `@fs_write`), the write preview and the
 /// path defaults read these instead of lists of names.
@@ -124,6 +141,11 @@ pub trait Tool: Send + Sync {
     /// Whether a call interrupted by a crash may be re-run as is.
     fn restart_hint(&self) -> RestartHint {
         RestartHint::Rerun
+    }
+
+    /// How the driver runs a call with `args`; see [`CallRoute`].
+    fn route(&self, _args: &Value) -> CallRoute {
+        CallRoute::Execute
     }
 
     /// What the tool does to files; see [`ToolTraits`].

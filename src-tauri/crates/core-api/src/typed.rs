@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError, ToolPresentation,
-    ToolResult, ToolTraits, input_schema, parse_args,
+    BoxFuture, CallRoute, RestartHint, Tool, ToolCategory, ToolDescriptionLength, ToolError,
+    ToolPresentation, ToolResult, ToolTraits, input_schema, parse_args,
 };
 
 /// A tool with a typed input. Implement `run` (blocking work, run off the
@@ -67,6 +67,11 @@ pub trait TypedTool: Clone + Send + Sync + 'static {
     }
     fn presentation(&self) -> ToolPresentation {
         ToolPresentation::Generic
+    }
+    /// See [`Tool::route`]; given valid input (a call that does not parse
+    /// fails as an execution).
+    fn route(&self, _input: &Self::Input) -> CallRoute {
+        CallRoute::Execute
     }
     /// See [`Tool::predict_content`]; given valid input.
     fn predict(&self, _input: &Self::Input, _current: Option<&str>) -> Option<String> {
@@ -143,6 +148,10 @@ impl<T: TypedTool> Tool for T {
     }
     fn presentation(&self) -> ToolPresentation {
         TypedTool::presentation(self)
+    }
+    fn route(&self, args: &Value) -> CallRoute {
+        self.input(args.clone())
+            .map_or(CallRoute::Execute, |input| TypedTool::route(self, &input))
     }
     fn predict_content(&self, args: &Value, current: Option<&str>) -> Option<String> {
         let input = self.input(args.clone()).ok()?;

@@ -107,6 +107,11 @@ pub struct ModelView {
     /// `None`: the provider's default.
     #[serde(default)]
     pub reasoning: Option<ReasoningSetting>,
+    /// Whether images in tool results are sent to it (`llm.send_images`);
+    /// absent: sent when the provider takes images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub send_images: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -48,6 +48,9 @@ pub enum ToolPresentation {
     /// A question to the person (`question`, `title`, `suggested_answers`
     /// arguments): while the call runs it is answered inline under its card.
     Question,
+    /// The calling agent's whole todo list (a `todos` argument of
+    /// `{content, status}` items): the Todos panel shows each frame's latest.
+    Todos,
 }
 
 impl ToolPresentation {

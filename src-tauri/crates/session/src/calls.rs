@@ -10,7 +10,7 @@
 use futures_util::StreamExt;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, CancellationToken, ContentBlock, ExecutionOutcome, ToolDescriptionLength,
+    BoxFuture, CallRoute, CancellationToken, ContentBlock, ExecutionOutcome, ToolDescriptionLength,
     ToolOutput, ToolProgress, drive_with_progress,
 };
 use skald_llm::ToolCall;
@@ -335,15 +335,18 @@ pub(crate) async fn execute(
             }
         }
     }
-    // A sync sub-agent runs in a child frame of this turn (its events, its
-    // Stop, its crash resume belong to the session), not as a bare execution.
-    if crate::subagent::is_sync_task(name, &gate_call.arguments) {
-        return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
-    }
-    // An async task or cron job starts in the background; the call's result
-    // is its id at once.
-    if crate::subagent::is_background_task(name, &gate_call.arguments) {
-        return crate::tasks::start_from_call(t, id, gate_call.arguments).await;
+    // The tool declares how it runs: a sync sub-agent in a child frame of
+    // this turn (its events, its Stop, its crash resume belong to the
+    // session), a background task or cron job started with its id as the
+    // result at once, or a bare execution.
+    match tools.route_of(name, &gate_call.arguments) {
+        CallRoute::SyncSubAgent => {
+            return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
+        }
+        CallRoute::BackgroundTask => {
+            return crate::tasks::start_from_call(t, id, gate_call.arguments).await;
+        }
+        CallRoute::Execute => {}
     }
     Ok(run_tool(t, id, name, gate_call.arguments, cancel).await)
 }
@@ -462,20 +465,26 @@ pub(crate) async fn record(t: &Turn<'_>, id: &str, outcome: Outcome) -> Result<(
             notes::user_rejected(note.as_deref()),
         ),
     };
+    let history = match &outcome {
+        Outcome::Done(out) => history_text(&out.text, &out.blocks),
+        _ => content.clone(),
+    };
+    // The row's end and the model's copy of the result in one request.
     store
         .tool_calls()
-        .finish(id, status, Some(&content), None)
+        .finish_with_message(
+            id,
+            status,
+            Some(&content),
+            None,
+            &result_message(t, id, history),
+        )
         .await?;
     if matches!(status, ToolCallStatus::Cancelled | ToolCallStatus::Rejected) {
         // It may have been waiting for a person; now it is not.
         t.inner.gate.waiting_changed();
     }
-    let content_for_event = content.clone();
-    let history = match &outcome {
-        Outcome::Done(out) => history_text(&out.text, &out.blocks),
-        _ => content,
-    };
-    append_result(t, id, history).await?;
+    let content_for_event = content;
     let session_id = t.session_id().to_string();
     let tool_call_id = id.to_string();
     t.emit(match outcome {
@@ -518,14 +527,19 @@ pub(crate) async fn append_result(
     t.inner
         .store
         .history()
-        .append(&NewMessage {
-            session_id: t.session_id().to_string(),
-            stack_id: Some(t.frame_id),
-            role: Role::Tool,
-            content,
-            tool_calls: None,
-            tool_call_id: Some(id.to_string()),
-        })
+        .append(&result_message(t, id, content))
         .await?;
     Ok(())
+}
+
+/// The tool message carrying call `id`'s result in `t`'s frame.
+fn result_message(t: &Turn<'_>, id: &str, content: String) -> NewMessage {
+    NewMessage {
+        session_id: t.session_id().to_string(),
+        stack_id: Some(t.frame_id),
+        role: Role::Tool,
+        content,
+        tool_calls: None,
+        tool_call_id: Some(id.to_string()),
+    }
 }

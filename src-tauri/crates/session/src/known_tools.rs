@@ -49,7 +49,10 @@ pub async fn catalog_with_known(catalog: &ToolCatalog, store: &Store) -> AllTool
     match store.known_tools().list().await {
         Ok(rows) => {
             for row in rows.into_iter().filter(|r| !listed.contains(&r.name)) {
-                let kind = if row.name.starts_with(skald_tools::tool_names::MCP_PREFIX) {
+                let kind = if skald_core_api::ToolName::parse(row.name.as_str())
+                    .mcp_server()
+                    .is_some()
+                {
                     ToolKind::Mcp
                 } else {
                     ToolKind::Discovered

@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use skald_core_api::{CancellationToken, RestartHint};
+use skald_core_api::{CallRoute, CancellationToken, RestartHint};
 use skald_store::{Role, ToolCallRow, ToolCallStatus};
 
 use crate::approval::awaits_approval;
@@ -29,7 +29,7 @@ use crate::assemble::{arguments_value, tool_calls_of};
 use crate::calls::{Outcome, append_result, emit_start, execute, history_text, record, skip};
 use crate::error::SessionError;
 use crate::notes;
-use crate::subagent::{is_sync_task, run_sync};
+use crate::subagent::run_sync;
 use crate::turn::Turn;
 
 /// What resuming a session did.
@@ -129,7 +129,9 @@ pub(crate) async fn resume_session(
             // (or starts, if the crash came before it did) — but only in a
             // turn with a model; otherwise it waits for one.
             if let Some(row) = row.as_ref().filter(|r| !r.status.is_terminal())
-                && is_sync_task(&row.name, &arguments_value(&row.arguments))
+                && t.tools
+                    .route_of(&row.name, &arguments_value(&row.arguments))
+                    == CallRoute::SyncSubAgent
             {
                 // No model to run it with, or its sub-agent waits for a
                 // person (the Inbox continues it): it waits too.

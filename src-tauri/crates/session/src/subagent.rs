@@ -19,8 +19,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, CancellationToken, RestartHint, Tool, ToolCategory, ToolDescriptionLength,
-    ToolError, ToolResult, input_schema, parse_args, truncate_label,
+    BoxFuture, CallRoute, CancellationToken, RestartHint, Tool, ToolCategory,
+    ToolDescriptionLength, ToolError, ToolResult, input_schema, parse_args, truncate_label,
 };
 use skald_llm::ToolCall;
 use skald_protocol::{SessionEvent, TurnOutcome};
@@ -246,6 +246,18 @@ impl Tool for ExecuteTask {
         ToolCategory::Subagent
     }
 
+    /// `execute_subtask` is always sync; `execute_task` by its `mode`.
+    fn route(&self, args: &Value) -> CallRoute {
+        if self.subtask {
+            return CallRoute::SyncSubAgent;
+        }
+        match args.get("mode").and_then(Value::as_str) {
+            Some("sync") => CallRoute::SyncSubAgent,
+            Some("async" | "cron") => CallRoute::BackgroundTask,
+            _ => CallRoute::Execute,
+        }
+    }
+
     /// Crash resume continues the sub-agent's frame instead (see
     /// [`run_sync`]); nothing re-runs it blindly.
     fn restart_hint(&self) -> RestartHint {
@@ -253,24 +265,11 @@ impl Tool for ExecuteTask {
     }
 }
 
-/// Whether a call (name and arguments) is a sync sub-agent call.
-pub(crate) fn is_sync_task(name: &str, args: &Value) -> bool {
-    name == tn::EXECUTE_SUBTASK
-        || (name == tn::EXECUTE_TASK && args.get("mode").and_then(Value::as_str) == Some("sync"))
-}
-
-/// Whether a call starts a background (`async`) or scheduled (`cron`) task.
-pub(crate) fn is_background_task(name: &str, args: &Value) -> bool {
-    name == tn::EXECUTE_TASK
-        && matches!(
-            args.get("mode").and_then(Value::as_str),
-            Some("async" | "cron")
-        )
-}
-
-/// [`is_sync_task`] of a call as the model sent it.
-pub(crate) fn is_sync_task_call(call: &ToolCall) -> bool {
-    serde_json::from_str::<Value>(&call.arguments).is_ok_and(|args| is_sync_task(&call.name, &args))
+/// How a turn's round runs `call` as the model sent it (arguments that do
+/// not parse: an execution, which then fails).
+pub(crate) fn route_of_call(tools: &skald_tools::ToolSet, call: &ToolCall) -> CallRoute {
+    serde_json::from_str::<Value>(&call.arguments)
+        .map_or(CallRoute::Execute, |args| tools.route_of(&call.name, &args))
 }
 
 /// Why `caller` at `depth` may not hand work to `target`, told to the model.

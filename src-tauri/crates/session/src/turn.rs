@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use futures_util::StreamExt;
-use skald_core_api::{CancellationToken, ContentBlock};
+use skald_core_api::{CallRoute, CancellationToken, ContentBlock};
 use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
@@ -31,7 +31,7 @@ use crate::ids::new_tool_call_id;
 use crate::images::ImagePolicy;
 use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
-use crate::subagent::is_sync_task_call;
+use crate::subagent::route_of_call;
 
 /// Where a sub-agent's turn sits: its events are wrapped in
 /// [`SessionEvent::SubAgent`] so observers nest them under `parent_call_id`.
@@ -171,7 +171,7 @@ pub(crate) async fn run_rounds(
             }
             let group = calls[i..]
                 .iter()
-                .take_while(|c| is_sync_task_call(c))
+                .take_while(|c| route_of_call(&t.tools, c) == CallRoute::SyncSubAgent)
                 .count();
             if group > 1 {
                 run_calls_together(t, message_id, &calls[i..i + group], cancel.clone()).await?;

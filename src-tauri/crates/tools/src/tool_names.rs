@@ -47,5 +47,3 @@ pub const SHOW_FILE_TO_USER: &str = "show_file_to_user";
 
 /// The reserved `activate_tools` group that brings in the Config-category tools.
 pub const CONFIG_GROUP: &str = "config";
-/// Prefix of MCP tool names: `mcp__<server>__<tool>`.
-pub const MCP_PREFIX: &str = "mcp__";

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use skald_core_api::{
-    BoxFuture, RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength, ToolError,
-    ToolExecution, ToolName, ToolPresentation, ToolTraits, truncate_label,
+    BoxFuture, CallRoute, RestartHint, Tool, ToolCategory, ToolDef, ToolDescriptionLength,
+    ToolError, ToolExecution, ToolName, ToolPresentation, ToolTraits, truncate_label,
 };
 
 use crate::ToolRegistry;
@@ -212,6 +212,12 @@ impl ToolSet {
 
     pub fn presentation_of(&self, name: &str) -> ToolPresentation {
         self.get(name).map(|t| t.presentation()).unwrap_or_default()
+    }
+
+    /// How the driver runs a call (the tool's declaration); a name not in
+    /// the set is an execution, which fails as an unknown tool.
+    pub fn route_of(&self, name: &str, args: &Value) -> CallRoute {
+        self.get(name).map_or(CallRoute::Execute, |t| t.route(args))
     }
 
     pub fn restart_hint(&self, name: &str) -> Option<RestartHint> {

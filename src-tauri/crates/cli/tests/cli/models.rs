@@ -57,3 +57,35 @@ fn models_without_any_provider_and_use_without_an_endpoint_say_what_to_do() {
         stderr(&out)
     );
 }
+
+/// `skald models images`: the per-model `llm.send_images` setting is turned
+/// off, read back, put back to the default, and a bad value is refused; the
+/// app's Settings reads the same key.
+#[test]
+fn models_images_sets_reads_and_resets_the_per_model_setting() {
+    let data = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| skald(args, data.path());
+    let out = run(&["models", "images", "ollama", "llama3", "off"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "images to ollama/llama3: off (a note is sent instead)\n"
+    );
+    // Another model of the same provider is untouched.
+    let out = run(&["models", "images", "ollama", "llava"]);
+    assert!(stdout(&out).contains("default"), "{}", stdout(&out));
+    let out = run(&["models", "images", "ollama", "llama3"]);
+    assert!(stdout(&out).contains(": off"), "{}", stdout(&out));
+
+    let out = run(&["models", "images", "ollama", "llama3", "default"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&["models", "images", "ollama", "llama3"]);
+    assert_eq!(
+        stdout(&out),
+        "images to ollama/llama3: default (sent when the provider takes images)\n"
+    );
+
+    let out = run(&["models", "images", "ollama", "llama3", "maybe"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("maybe"), "{}", stderr(&out));
+}

@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
+use skald_core_api::ToolPresentation;
 use skald_protocol::{
     PendingQuestionView, ScratchpadEntryView, TodoListView, TodoStatusView, TodoView,
 };
 use skald_store::{Role, ToolCallStatus};
-use skald_tools::tool_names as tn;
 
 use super::scratchpad::{MAX_KEY_CHARS, MAX_VALUE_BYTES};
 use super::todos::{TodoStatus, parse_todos};
@@ -85,15 +85,27 @@ impl ChatSessionHandler {
     /// The latest todo list each agent (frame) of the session wrote, root
     /// first. Only calls that ran count (a refused list is not the list).
     pub async fn todos(&self, session_id: &str) -> Result<Vec<TodoListView>, SessionError> {
-        self.session_row(session_id).await?;
+        let session = self.session_row(session_id).await?;
         let store = &self.inner.store;
         let frames = store.stack().list_for_session(session_id).await?;
+        // Whose calls are todo lists is the tools' declaration (every frame
+        // gets the same companion tools, so the root's set tells).
+        let workdir = crate::sessions::session_workdir(&session).ok();
+        let tools = self.inner.toolset(
+            &session,
+            0,
+            0,
+            &session.agent_id,
+            workdir
+                .as_deref()
+                .unwrap_or_else(|| std::path::Path::new("/")),
+        );
         let done: HashMap<String, ToolCallStatus> = store
             .tool_calls()
             .list_for_session(session_id)
             .await?
             .into_iter()
-            .filter(|c| c.name == tn::WRITE_TODOS)
+            .filter(|c| tools.presentation_of(&c.name) == ToolPresentation::Todos)
             .map(|c| (c.id, c.status))
             .collect();
         let mut latest: HashMap<i64, (String, Vec<super::Todo>)> = HashMap::new();

@@ -7,7 +7,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use skald_core_api::{ToolCategory, ToolDescriptionLength, ToolError, ToolResult, TypedTool};
+use skald_core_api::{
+    ToolCategory, ToolDescriptionLength, ToolError, ToolPresentation, ToolResult, TypedTool,
+};
 use skald_tools::tool_names as tn;
 
 /// Most items in one list.
@@ -116,6 +118,11 @@ impl TypedTool for WriteTodos {
 
     fn category(&self) -> ToolCategory {
         ToolCategory::Introspection
+    }
+
+    /// The Todos panel reads the calls of tools presented as todo lists.
+    fn presentation(&self) -> ToolPresentation {
+        ToolPresentation::Todos
     }
 
     fn validate(&self, input: &WriteTodosInput) -> Result<(), ToolError> {

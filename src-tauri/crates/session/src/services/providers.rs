@@ -24,7 +24,13 @@ fn storage(e: StoreError) -> ServiceError {
 /// Every stored provider with its models.
 pub async fn list(store: &Store) -> Result<Vec<ProviderView>, ServiceError> {
     let mut out = Vec::new();
+    let images = store
+        .settings()
+        .get(SEND_IMAGES_SETTING)
+        .await
+        .map_err(storage)?;
     for p in store.providers().list().await.map_err(storage)? {
+        let client = client_name(p.kind, &p.id);
         let models = store
             .providers()
             .list_models(&p.id)
@@ -33,6 +39,10 @@ pub async fn list(store: &Store) -> Result<Vec<ProviderView>, ServiceError> {
             .into_iter()
             .map(|m| ModelView {
                 id: m.id,
+                send_images: images
+                    .as_ref()
+                    .and_then(|v| v.get(send_images_key(client, &m.name)))
+                    .and_then(serde_json::Value::as_bool),
                 name: m.name,
                 is_default: m.is_default,
                 reasoning: m.reasoning.as_deref().and_then(ReasoningSetting::parse),
@@ -447,6 +457,37 @@ pub async fn set_send_images(
         .set(SEND_IMAGES_SETTING, &serde_json::Value::Object(all))
         .await
         .map_err(storage)
+}
+
+/// The name a stored provider's client goes by at run time (what
+/// [`send_images`] is keyed by): an OpenAI-compatible endpoint is named by
+/// its provider's id, the others by their kind.
+pub(crate) fn client_name(kind: ProviderKind, id: &str) -> &str {
+    match kind {
+        ProviderKind::OpenAi => id,
+        ProviderKind::Anthropic | ProviderKind::Ollama => kind.as_str(),
+    }
+}
+
+/// [`set_send_images`] for stored model `model_id` (the Settings page).
+pub async fn set_model_send_images(
+    store: &Store,
+    model_id: i64,
+    on: Option<bool>,
+) -> Result<(), ServiceError> {
+    for p in store.providers().list().await.map_err(storage)? {
+        let models = store
+            .providers()
+            .list_models(&p.id)
+            .await
+            .map_err(storage)?;
+        if let Some(m) = models.into_iter().find(|m| m.id == model_id) {
+            return set_send_images(store, client_name(p.kind, &p.id), &m.name, on).await;
+        }
+    }
+    Err(ServiceError::invalid(format!(
+        "there is no model {model_id}"
+    )))
 }
 
 /// Remembers the model to use with an environment endpoint.

@@ -667,5 +667,18 @@ async fn companion_tools_reach_the_gate_with_the_catalogues_category() {
             .find(|t| t.name == tool.name())
             .unwrap_or_else(|| panic!("{} is not in the catalogue", tool.name()));
         assert_eq!(listed.category, Some(tool.category()), "{}", tool.name());
+        // Who sees it, too: the catalogue says what the tool declares.
+        assert_eq!(
+            (listed.root_agent_only, listed.sub_agents_only),
+            (tool.root_agent_only(), tool.sub_agents_only()),
+            "{}",
+            tool.name()
+        );
     }
+    let root_only: Vec<&str> = catalogue
+        .iter()
+        .filter(|t| t.root_agent_only)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(root_only, ["read_notification"]);
 }

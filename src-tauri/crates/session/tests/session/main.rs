@@ -26,6 +26,7 @@ mod reasoning;
 mod redo;
 mod resume;
 mod rich;
+mod routes;
 mod services;
 mod snapshots;
 mod stop;

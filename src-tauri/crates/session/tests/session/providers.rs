@@ -460,3 +460,48 @@ async fn choosing_a_discovered_model_adds_it_and_makes_it_the_default() {
         .unwrap();
     assert!(b.models.iter().all(|m| !m.is_default));
 }
+
+/// The Settings page's images picker: the setting is written under the
+/// name the turn's client really has (a stored OpenAI-compatible provider is
+/// named by its id), so what the turn reads is what the person chose, and
+/// the provider list shows it per model.
+#[tokio::test]
+async fn images_per_stored_model_reach_the_name_the_turn_reads() {
+    use skald_session::services::providers;
+    let (_d, store) = store().await;
+    let p = providers::add(
+        &store,
+        new_openai("Lab", "http://127.0.0.1:1/v1", "k", "m-text"),
+    )
+    .await
+    .unwrap();
+    let model = &p.models[0];
+    providers::set_model_send_images(&store, model.id, Some(false))
+        .await
+        .unwrap();
+
+    let r =
+        DefaultProviderResolver::with_env(store.clone(), env_config(&[])).with_ollama_probe(None);
+    let resolved = r.resolve(Some("m-text")).await.unwrap();
+    assert_eq!(
+        providers::send_images(&store, resolved.provider.name(), &resolved.model)
+            .await
+            .unwrap(),
+        Some(false)
+    );
+    let listed = providers::list(&store).await.unwrap();
+    assert_eq!(listed[0].models[0].send_images, Some(false));
+
+    providers::set_model_send_images(&store, model.id, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        providers::list(&store).await.unwrap()[0].models[0].send_images,
+        None
+    );
+    assert!(
+        providers::set_model_send_images(&store, 999, Some(true))
+            .await
+            .is_err()
+    );
+}

@@ -5,8 +5,9 @@
 use sqlx::FromRow;
 use sqlx::sqlite::SqlitePool;
 
-use crate::columns::{expect_one, now_ms};
+use crate::columns::{expect_one, json_text, now_ms};
 use crate::error::{Result, StoreError};
+use crate::repo::history::NewMessage;
 
 /// The persisted status of a tool call: the wire type itself, stored as its
 /// text (`running`, `pending`, `done`, `failed`, `cancelled`, `rejected`).
@@ -138,6 +139,52 @@ impl ToolCallsRepo {
         .bind(id)
         .execute(&self.pool)
         .await?;
+        expect_one(done.rows_affected(), "tool call", id)
+    }
+
+    /// [`finish`](Self::finish) and the call's result message in the
+    /// history (`message`: its tool message), sent to the database as one
+    /// request: each statement is a hand-off to SQLite's worker thread, and
+    /// the hand-offs are most of a call's cost (docs/benchmarks.md). The
+    /// message is only written when the call's row was there to finish.
+    pub async fn finish_with_message(
+        &self,
+        id: &str,
+        status: ToolCallStatus,
+        result: Option<&str>,
+        result_type: Option<&str>,
+        message: &NewMessage,
+    ) -> Result<()> {
+        if !status.is_terminal() {
+            return Err(StoreError::Invalid(format!(
+                "cannot finish tool call {id:?} with non-terminal status {status}"
+            )));
+        }
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE chat_llm_tools
+             SET status = ?, result = ?, result_type = ?, updated_at = ?, finished_at = ?
+             WHERE id = ?;
+             INSERT INTO chat_history
+               (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at)
+             SELECT ?, ?, ?, ?, ?, ?, ? WHERE changes() = 1",
+        )
+        .bind(status.as_str())
+        .bind(result)
+        .bind(result_type)
+        .bind(now)
+        .bind(now)
+        .bind(id)
+        .bind(&message.session_id)
+        .bind(message.stack_id)
+        .bind(message.role)
+        .bind(&message.content)
+        .bind(json_text(message.tool_calls.as_ref()))
+        .bind(&message.tool_call_id)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        // The row finished plus its message, or nothing at all.
         expect_one(done.rows_affected(), "tool call", id)
     }
 

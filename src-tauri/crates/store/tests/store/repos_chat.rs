@@ -667,3 +667,64 @@ async fn an_elicitation_is_a_question_with_its_schema_and_asking_again_resets_it
     assert_eq!((plain.schema, plain.server), (None, None));
     assert!(plain.property_order.is_empty());
 }
+
+/// A call's end and its result message go in one request: both are
+/// written, and for a call with no row neither is.
+#[tokio::test]
+async fn finish_with_message_writes_the_row_and_the_message_or_nothing() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "calls").await;
+    let repo = store.tool_calls();
+    repo.insert(&NewToolCall {
+        id: "c1".into(),
+        session_id: s.id.clone(),
+        message_id: None,
+        name: "noop".into(),
+        arguments: "{}".into(),
+        status: ToolCallStatus::Running,
+    })
+    .await
+    .unwrap();
+    let message = |id: &str| NewMessage {
+        session_id: s.id.clone(),
+        stack_id: None,
+        role: Role::Tool,
+        content: format!("result of {id}"),
+        tool_calls: None,
+        tool_call_id: Some(id.into()),
+    };
+    repo.finish_with_message("c1", ToolCallStatus::Done, Some("ok"), None, &message("c1"))
+        .await
+        .unwrap();
+    let c1 = repo.get("c1").await.unwrap().unwrap();
+    assert_eq!(c1.status, ToolCallStatus::Done);
+    assert_eq!(c1.result.as_deref(), Some("ok"));
+    assert!(c1.finished_at.is_some());
+    let history = store.history().list_for_session(&s.id).await.unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].role, Role::Tool);
+    assert_eq!(history[0].content, "result of c1");
+    assert_eq!(history[0].tool_call_id.as_deref(), Some("c1"));
+
+    assert!(matches!(
+        repo.finish_with_message(
+            "nope",
+            ToolCallStatus::Done,
+            Some("ok"),
+            None,
+            &message("nope")
+        )
+        .await,
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(matches!(
+        repo.finish_with_message("c1", ToolCallStatus::Running, None, None, &message("c1"))
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(
+        store.history().list_for_session(&s.id).await.unwrap().len(),
+        1,
+        "no message without a row to finish"
+    );
+}
