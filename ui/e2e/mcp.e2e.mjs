@@ -312,3 +312,29 @@ test("a URL-mode elicitation shows its page under the call, and Done reaches the
   );
   assert.match(result, /completed the URL elicitation/);
 });
+
+test("a chat's own always-on server is set in its session settings and stays that chat's", async () => {
+  await session.waitFor("return !document.querySelector('[data-testid=turn-running]')", { what: "the previous turn to end" });
+  const sid = await session.execute("return document.querySelector('a.active[href^=\"#/chat/\"]')?.getAttribute('href').slice('#/chat/'.length)");
+  assert.ok(sid, "the open chat's id");
+  // Off for every chat first (MCP page), so the chat's own choice is what shows.
+  await session.execute("location.hash = '#/mcp'");
+  const global = `${row("everything")} [data-testid=mcp-always-on]`;
+  await session.waitFor(`return document.querySelector('${global}')?.checked === true`, { what: "the global toggle, on" });
+  await session.execute(`document.querySelector('${global}').click()`);
+  await waitUntil(() => /no MCP server is always on/.test(cliOut(["mcp", "always-on"])), "always-on off for every chat");
+
+  await session.execute(`location.hash = '#/chat/${sid}'`);
+  await session.waitFor("return !!document.querySelector('[data-testid=session-settings]')", { what: "the chat's session settings" });
+  await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  const box = "[data-testid=chat-mcp-always-on] [name=chat-mcp-everything]";
+  await session.waitFor(`const b = document.querySelector('${box}'); return !!b && !b.checked && !b.disabled`, { what: "the chat's own toggle, off" });
+  await session.execute(`document.querySelector('${box}').click()`);
+  await waitUntil(() => cliOut(["mcp", "always-on", "--session", sid]) === "everything\n", "always-on for this chat stored");
+  // Still off for every other chat.
+  assert.match(cliOut(["mcp", "always-on"]), /no MCP server is always on/);
+  await session.execute("location.reload()");
+  await session.waitFor("return !!document.querySelector('[data-testid=session-settings]')", { what: "the chat after a reload" });
+  await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  await session.waitFor(`return document.querySelector('${box}')?.checked === true`, { what: "the chat's own toggle, still on" });
+});

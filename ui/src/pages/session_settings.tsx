@@ -6,6 +6,7 @@ import { createSignal, For, type JSX, Show } from "solid-js";
 import * as api from "../api";
 import type { BypassScopeView, GroupView, RunContextView, ToolCategory } from "../bindings";
 import { BYPASSES_CHANGED } from "../chat/bypass";
+import { ChatMcpServers } from "./session_mcp";
 
 export type SessionSettingsApi = Pick<
   typeof api,
@@ -166,6 +167,7 @@ function SettingsForm(props: {
           Ask again
         </button>
       </div>
+      <ChatMcpServers sessionId={props.sessionId} />
       <p class="form-message" role="status" data-testid="session-settings-status">
         {status()}
       </p>
