@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionEvent, ToolCallView } from "../bindings";
-import { addUserMessage, applyEvent, emptyView, fromHistory, outcomeText } from "./state";
+import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, outcomeText, withoutErrors } from "./state";
 
 const sid = "s1";
 const call: ToolCallView = {
@@ -195,5 +195,24 @@ describe("context management events", () => {
     expect(view.messages.find((m) => m.key === "m9")?.incomplete).toBe(true);
     view = applyEvent(view, { type: "contextUsage", sessionId: sid, estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
     expect(view.context).toEqual({ estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
+  });
+});
+
+describe("withoutErrors", () => {
+  it("drops every stored failure and the failed outcome as a retry starts, leaving the rest as it was", () => {
+    const failed: ChatView = {
+      ...emptyView(),
+      messages: [
+        { key: "m1", role: "user", content: "What is the answer?", error: "model mock-model is not enabled" },
+        { key: "m2", role: "assistant", content: "Half an ans", incomplete: true },
+      ] as ChatView["messages"],
+      outcome: { kind: "failed", message: "model mock-model is not enabled" },
+    };
+    const next = withoutErrors(failed);
+    expect(next.messages.map((m) => m.error)).toEqual([undefined, undefined]);
+    expect(next.messages.map((m) => m.content)).toEqual(["What is the answer?", "Half an ans"]);
+    expect(next.outcome).toBeNull();
+    const clean = withoutErrors(next);
+    expect(clean).toBe(next);
   });
 });

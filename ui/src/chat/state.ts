@@ -339,3 +339,17 @@ export function dropLastTurn(view: ChatView, keepUser: boolean): ChatView {
   if (i < 0) return view;
   return { ...view, messages: view.messages.slice(0, keepUser ? i + 1 : i), outcome: null };
 }
+
+/** The view as a retry, regenerate or edit starts: the backend clears the
+ *  session's stored errors then, so no failure (and no Retry on it) stays
+ *  shown under the answer that follows. */
+export function withoutErrors(view: ChatView): ChatView {
+  if (!view.messages.some((m) => m.error) && !view.outcome) return view;
+  return { ...view, outcome: null, messages: view.messages.map(withoutError) };
+}
+
+function withoutError(m: ViewMessage): ViewMessage {
+  if (!m.error) return m;
+  const { error: _dropped, ...rest } = m;
+  return rest;
+}

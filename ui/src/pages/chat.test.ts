@@ -266,6 +266,40 @@ describe("chat page mounted twice in quick succession", () => {
   });
 });
 
+describe("chat page mounted again while its history loads", () => {
+  it("the older mount's late cleanup leaves the newer mount (New chat while the chat still read its history)", async () => {
+    const slow = fakeApi();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const history = slow.sessionHistory.getMockImplementation();
+    slow.sessionHistory.mockImplementationOnce(async (...args: unknown[]) => {
+      await gate;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      return (history as any)(...args);
+    });
+    const fast = fakeApi();
+    const older = document.createElement("div");
+    const newerRoot = document.createElement("div");
+    document.body.append(older, newerRoot);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const olderMount = mountChat(older, "s1", { api: slow as any, navigate: vi.fn() });
+    await flush();
+    expect(slow.sessionHistory).toHaveBeenCalled();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const newer = await mountChat(newerRoot, "s1", { api: fast as any, navigate: vi.fn() });
+    release();
+    const olderCleanup = await olderMount;
+    // The router ends the older route's page as soon as its mount resolves.
+    olderCleanup();
+    await flush();
+    expect(newerRoot.querySelector("[data-testid=composer]")).not.toBeNull();
+    newer();
+    expect(newerRoot.querySelector("[data-testid=composer]")).toBeNull();
+    older.remove();
+    newerRoot.remove();
+  });
+});
+
 describe("chat page and the companion tools", () => {
   it("opens a shown file in the viewer, relative to the session's directory", async () => {
     const api = fakeApi();

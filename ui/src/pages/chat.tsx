@@ -10,7 +10,7 @@ import { Conversation, type ConversationControl, createPaging } from "../chat/co
 import type { Question } from "../chat/question";
 import { createChatStore } from "../chat/store";
 import { INBOX_REFRESH } from "./inbox";
-import { addUserMessage, applyEvent, type ChatView, dropLastTurn, fromHistory, settle } from "../chat/state";
+import { addUserMessage, applyEvent, type ChatView, dropLastTurn, fromHistory, settle, withoutErrors } from "../chat/state";
 import { formatUsage, sessionUsage } from "../chat/usage";
 import { mountSolid } from "../solid";
 import { openInSidePanel } from "../viewer/panel";
@@ -166,6 +166,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   const replaceTurn = (start: (onEvent: (e: SessionEvent) => void) => Promise<unknown>, drop: "answer" | "turn" | null, text?: string) => {
     if (view.running) return;
     if (drop) view = dropLastTurn(view, drop === "answer");
+    view = withoutErrors(view);
     void runTurn(start, text);
   };
   // An MCP server's elicitation waits as a question of the call that asked
@@ -342,6 +343,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
     void unlisten.then((off) => off?.());
     dispose();
   };
+  // Taken now, not after the reads below: a newer mount may set
+  // `disposeCurrent` while they wait, and this mount's late cleanup must
+  // not end that one (it left the page blank after New chat).
+  const cleanupMine = ownCleanup();
   const attached = deps.api.attachSession(current, follow).catch(() => false);
   const resumedNow = deps.api.resumedTurns().catch(() => [] as string[]);
   view = fromHistory(await deps.api.sessionHistory(current), await pendingHere());
@@ -354,7 +359,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   refreshCompanion();
   attaching = false;
   if (resumedMeanwhile) followResumed();
-  return ownCleanup();
+  return cleanupMine;
 }
 
 /** The cleanup of the chat mounted last: it ends that mount only, never one

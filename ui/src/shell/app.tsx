@@ -50,8 +50,16 @@ export function App(props: AppProps): JSX.Element {
     cleanup = null;
     previous?.();
     const mount = PAGES[r.name] ?? PAGES.chat;
+    // Each mount gets a host of its own: a page whose async mount finishes
+    // after a later navigation (a chat still reading its sessions when the
+    // person or a test moved on) renders into its detached host, never over
+    // the newer page (it emptied the shared container: the installed-app
+    // E2E lost the Settings form and a sent message that way).
+    const host = document.createElement("div");
+    host.className = "page-mount";
+    page.replaceChildren(host);
     try {
-      const done = await mount(page, r, props.ctx);
+      const done = await mount(host, r, props.ctx);
       // A later navigation won: this page's cleanup runs at once.
       if (mine !== generation) done?.();
       else cleanup = done ?? null;
@@ -61,7 +69,7 @@ export function App(props: AppProps): JSX.Element {
       p.className = "error";
       p.setAttribute("role", "alert");
       p.textContent = `Something went wrong: ${errorMessage(e)}`;
-      page.replaceChildren(p);
+      host.replaceChildren(p);
     }
   };
 
