@@ -5,7 +5,7 @@
 import { createSignal, For, type JSX, Show } from "solid-js";
 import * as api from "../api";
 import type { BypassScopeView, GroupView, RunContextView, ToolCategory } from "../bindings";
-import { BYPASSES_CHANGED } from "../chat/bypass";
+import { BYPASSES_CHANGED, describeScope } from "../chat/bypass";
 import { ChatMcpServers } from "./session_mcp";
 
 export type SessionSettingsApi = Pick<
@@ -202,17 +202,4 @@ export function bypassScope(kind: string, value: string): BypassScopeView | stri
   if (kind === "tool") return name ? { kind: "tool", name } : "Name the tool (for example execute_cmd).";
   if (kind === "mcp") return name ? { kind: "mcpServer", server: name } : "Name the MCP server.";
   return `unknown scope ${kind}`;
-}
-
-function describeScope(scope: BypassScopeView): string {
-  switch (scope.kind) {
-    case "all":
-      return "anything";
-    case "category":
-      return `${scope.category.toLowerCase()} tools`;
-    case "tool":
-      return scope.name;
-    case "mcpServer":
-      return `the MCP server ${scope.server}`;
-  }
 }
