@@ -191,6 +191,8 @@ test("three waiting calls of one message: one click approves them all and all ru
 
 test("a Don't-ask bypass shows on the chat with its time left; Ask again ends it and the next call asks", async () => {
   await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  // The settings read the session when first opened: the form comes after.
+  await session.waitFor("return !!document.querySelector('[name=bypassKind]')", { what: "the session settings' form" });
   await session.execute(
     "const k = document.querySelector('[name=bypassKind]'); k.value = 'tool'; k.dispatchEvent(new Event('change')); const m = document.querySelector('[name=bypassMinutes]'); m.value = '15'; m.dispatchEvent(new Event('change'));",
   );

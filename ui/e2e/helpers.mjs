@@ -141,9 +141,12 @@ export async function newChat(session) {
   await session.execute("location.hash = '#/chat'");
   await session.waitFor("return !!document.querySelector('[data-testid=new-chat]')", { what: "the chat page" });
   await session.execute("document.querySelector('[data-testid=new-chat]').click()");
+  // New chat makes (or reuses) a session, then routes to it: until that route
+  // has mounted, the composer on screen is the previous chat's, and a message
+  // typed there went to that chat.
   await session.waitFor(
-    "return document.querySelector('[data-testid=composer]') && !document.querySelector('[data-testid=composer]').disabled",
-    { what: "the composer" },
+    "const c = document.querySelector('[data-testid=composer]'); return location.hash.startsWith('#/chat/') && !!document.querySelector(`a.active[href=\"${location.hash}\"]`) && !!c && !c.disabled",
+    { what: "the new chat's composer" },
   );
 }
 
