@@ -79,27 +79,12 @@ pub async fn list_models(
         }
         ModelApi::Ollama => (join_url(base_url, "api/tags"), "models", "name"),
     };
-    let response = client
-        .get(&url)
-        .headers(headers)
-        .timeout(LIST_TIMEOUT)
-        .send()
-        .await
-        .map_err(|e| LlmError::Network {
-            provider: provider.to_owned(),
-            message: error_chain(&e),
-        })?;
-    if !response.status().is_success() {
-        return Err(http_error(provider, response).await);
-    }
-    let bytes = response.bytes().await.map_err(|e| LlmError::Network {
-        provider: provider.to_owned(),
-        message: error_chain(&e),
-    })?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|e| LlmError::Decode {
-        provider: provider.to_owned(),
-        message: format!("the model list at {url} is not JSON: {e}"),
-    })?;
+    let body = fetch_json(
+        provider,
+        client.get(&url).headers(headers).timeout(LIST_TIMEOUT),
+        &format!("the model list at {url}"),
+    )
+    .await?;
     let Some(items) = body.get(list_key).and_then(Value::as_array) else {
         return Err(LlmError::Decode {
             provider: provider.to_owned(),
@@ -155,29 +140,39 @@ pub async fn model_context_window(
             .header("content-type", "application/json")
             .body(serde_json::json!({ "model": model }).to_string()),
     };
-    let response = request
-        .timeout(WINDOW_TIMEOUT)
-        .send()
-        .await
-        .map_err(|e| LlmError::Network {
-            provider: provider.to_owned(),
-            message: error_chain(&e),
-        })?;
-    if !response.status().is_success() {
-        return Err(http_error(provider, response).await);
-    }
-    let bytes = response.bytes().await.map_err(|e| LlmError::Network {
-        provider: provider.to_owned(),
-        message: error_chain(&e),
-    })?;
-    let body: Value = serde_json::from_slice(&bytes).map_err(|e| LlmError::Decode {
-        provider: provider.to_owned(),
-        message: format!("the model details are not JSON: {e}"),
-    })?;
+    let body = fetch_json(
+        provider,
+        request.timeout(WINDOW_TIMEOUT),
+        "the model details",
+    )
+    .await?;
     Ok(match api {
         ModelApi::OpenAi => listed_window(&body, model),
         ModelApi::Ollama => ollama_window(&body),
         ModelApi::Anthropic => None,
+    })
+}
+
+/// Sends `request` and reads its answer as JSON: an unreachable endpoint or
+/// a refused request gives its error, a body that is not JSON says `what`
+/// it was meant to be.
+async fn fetch_json(
+    provider: &str,
+    request: reqwest::RequestBuilder,
+    what: &str,
+) -> Result<Value, LlmError> {
+    let network = |e: reqwest::Error| LlmError::Network {
+        provider: provider.to_owned(),
+        message: error_chain(&e),
+    };
+    let response = request.send().await.map_err(network)?;
+    if !response.status().is_success() {
+        return Err(http_error(provider, response).await);
+    }
+    let bytes = response.bytes().await.map_err(network)?;
+    serde_json::from_slice(&bytes).map_err(|e| LlmError::Decode {
+        provider: provider.to_owned(),
+        message: format!("{what} is not JSON: {e}"),
     })
 }
 
