@@ -41,7 +41,12 @@ pub async fn detach_viewer(
         .unwrap_or_else(|| "Skald".into());
     let sep = if route.contains('?') { '&' } else { '?' };
     let url = WebviewUrl::App(format!("index.html{route}{sep}detached=1").into());
-    WebviewWindowBuilder::new(&app, &label, url)
+    let mut builder = WebviewWindowBuilder::new(&app, &label, url);
+    // The main window's storage: one web context, one set of preferences.
+    if let Some(skald) = app.try_state::<crate::AppState>() {
+        builder = builder.data_directory(crate::webview_data_dir(&skald.data_dir));
+    }
+    builder
         .title(title)
         .inner_size(820.0, 760.0)
         .min_inner_size(420.0, 320.0)

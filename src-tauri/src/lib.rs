@@ -28,6 +28,26 @@ pub(crate) fn show_main_window(app: &tauri::AppHandle) {
     }
 }
 
+/// Where a webview keeps its storage (the layout, recent files): inside
+/// Skald's own data directory, so `SKALD_DATA_DIR` separates everything —
+/// two data directories never share a chat list's hidden state, and a test
+/// run never inherits the last one's.
+pub(crate) fn webview_data_dir(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("webview")
+}
+
+/// The main window, built once the data directory is known (the config
+/// declares it with `create: false`).
+fn open_main_window(app: &tauri::App, data_dir: &Path) -> tauri::Result<()> {
+    let Some(config) = app.config().app.windows.iter().find(|w| w.label == "main") else {
+        return Err(tauri::Error::WindowNotFound);
+    };
+    tauri::WebviewWindowBuilder::from_config(app.handle(), config)?
+        .data_directory(webview_data_dir(data_dir))
+        .build()?;
+    Ok(())
+}
+
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -74,6 +94,7 @@ pub fn run() {
                     return Err(e.into());
                 }
             };
+            open_main_window(app, &state.data_dir)?;
             state.watch_restart(app.handle().clone());
             state.resume_in_background(app.handle().clone());
             state.deliver_notifications();

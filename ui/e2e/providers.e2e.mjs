@@ -5,7 +5,7 @@
 // global shortcuts work with real key presses (xdotool).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -39,11 +39,23 @@ function keys(...combos) {
   execFileSync("xdotool", ["key", "--delay", "60", ...combos]);
 }
 
+/** Starts the app on `dir` (no OPENAI_* / ANTHROPIC_* / OLLAMA_HOST: a
+ *  first launch with nothing set up). */
+async function launch(dir, name = "providers") {
+  driver = await startDriver({ name, cwd: dir, env: { SKALD_DATA_DIR: dir, OLLAMA_HOST: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", GTK_THEME: "Adwaita:dark" } });
+  session = await Session.create(driver.base, app);
+}
+
+async function quit() {
+  await session.quit();
+  await driver.stop();
+  session = null;
+  driver = null;
+}
+
 before(async () => {
   mock = await startMockOpenAI([]);
-  // No OPENAI_* / ANTHROPIC_* / OLLAMA_HOST: a first launch with nothing set up.
-  driver = await startDriver({ name: "providers", cwd: dataDir, env: { SKALD_DATA_DIR: dataDir, OLLAMA_HOST: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", GTK_THEME: "Adwaita:dark" } });
-  session = await Session.create(driver.base, app);
+  await launch(dataDir);
 });
 
 after(async () => {
@@ -158,4 +170,31 @@ test("the navigation collapses to icons and the chat list can be hidden", async 
   await session.click("[data-testid=chat-list-toggle]");
   await session.click("[data-testid=nav-toggle]");
   await session.waitFor("return document.querySelector('.sidebar').getBoundingClientRect().width > 120", { what: "the navigation expanded" });
+});
+
+test("the layout belongs to the data directory: another one starts with its own, this one keeps it", async () => {
+  const listShown = "const s = document.querySelector('.sessions'); return s ? getComputedStyle(s).display !== 'none' : null";
+  await session.execute("location.hash = '#/chat'");
+  await session.waitFor("return !!document.querySelector('[data-testid=chat-list-toggle]')", { what: "the chat page" });
+  await session.click("[data-testid=chat-list-toggle]");
+  await session.waitFor(`return (() => { ${listShown} })() === false`, { what: "the chat list hidden" });
+  // WebKit writes local storage a moment later, off the page's thread.
+  await sleep(1500);
+  await quit();
+
+  // The webview's storage lived in one directory for every data dir: a
+  // list hidden in one (a test, another profile) was hidden in all.
+  const other = mkdtempSync(join(tmpdir(), "skald-e2e-other-"));
+  try {
+    await launch(other, "providers-other");
+    await session.waitFor(`return (() => { ${listShown} })() === true`, { what: "the other data dir's chat list, shown" });
+    await quit();
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+
+  await launch(dataDir, "providers-again");
+  await session.waitFor(`return (() => { ${listShown} })() === false`, { what: "this data dir's choice, kept" });
+  await session.click("[data-testid=chat-list-toggle]");
+  await session.waitFor(`return (() => { ${listShown} })() === true`, { what: "the chat list back" });
 });
