@@ -238,3 +238,38 @@ async fn read_answer(q: PendingQuestionView) -> Option<String> {
     .ok()
     .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(url: Option<&str>) -> PendingQuestionView {
+        PendingQuestionView {
+            tool_call_id: "c1".into(),
+            session_id: "s1".into(),
+            session_title: "Chat".into(),
+            agent_id: "mcp:everything".into(),
+            title: "everything asks".into(),
+            question: "Link your\naccount".into(),
+            suggested_answers: Vec::new(),
+            schema: None,
+            server: Some("everything".into()),
+            property_order: None,
+            url: url.map(str::to_string),
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn the_inbox_line_of_a_page_says_to_open_it_and_how_to_answer() {
+        let lines = question_lines(&[
+            question(Some("https://example.com/connect")),
+            question(None),
+        ]);
+        assert_eq!(
+            lines[0],
+            "c1  s1  question: everything asks — Link your account  open https://example.com/connect, then answer done | decline | cancel"
+        );
+        assert!(!lines[1].contains("open "), "{}", lines[1]);
+    }
+}

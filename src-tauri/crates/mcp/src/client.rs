@@ -15,10 +15,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
-    FormElicitationCapability, Implementation, ListRootsResult, NumberOrString,
-    ProgressNotificationParam, ProgressToken, Role, Root, RootsCapabilities, SamplingCapability,
-    SamplingMessage, UrlElicitationCapability,
+    CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation, ListRootsResult,
+    NumberOrString, ProgressNotificationParam, ProgressToken, Role, Root, RootsCapabilities,
+    SamplingCapability, SamplingMessage, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
@@ -134,6 +134,24 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.progress.report(&params);
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method != crate::requests::ELICITATION_COMPLETE {
+            return;
+        }
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(serde_json::Value::as_str);
+        if let (Some(id), Some(host)) = (id, self.requests.host()) {
+            host.elicitation_complete(&self.server, id);
+        }
     }
 
     async fn create_elicitation(

@@ -26,7 +26,10 @@ use tokio_util::sync::CancellationToken;
 use crate::McpError;
 use crate::client::{Handler, ProgressRoutes, StderrTail, connect, secret_names};
 use crate::config::ServerConfig;
-use crate::requests::{Callers, ClientRequests, RequestRoute, current_call_id};
+use crate::requests::{
+    Callers, ClientRequests, RequestRoute, current_call_id, satisfy_url_elicitations,
+    url_elicitations_required,
+};
 use crate::result::to_output;
 
 /// First wait before a restart; doubles up to [`MAX_BACKOFF`].
@@ -429,13 +432,33 @@ impl McpManager {
         // rmcp cancels (notifications/cancelled) a call whose future is
         // dropped: on Stop and on this timeout alike (`call_reporting` does
         // the same for a call that reports progress).
-        let call = async {
-            match progress {
-                None => live.peer.call_tool(params).await,
-                Some(p) => call_reporting(&live.peer, params, &self.inner.progress, p).await,
+        let attempt = |params: CallToolRequestParams| {
+            let (live, progress) = (&live, progress.clone());
+            async move {
+                let call = async {
+                    match progress {
+                        None => live.peer.call_tool(params).await,
+                        Some(p) => {
+                            call_reporting(&live.peer, params, &self.inner.progress, p).await
+                        }
+                    }
+                };
+                tokio::time::timeout(timeout, call).await
             }
         };
-        match tokio::time::timeout(timeout, call).await {
+        let mut outcome = attempt(params.clone()).await;
+        // -32042: the server wants the person on a page first (a sign-in, a
+        // consent). Asked as URL elicitations, outside the server's timeout
+        // (it is the person's time), then the call runs again, once: a
+        // second refusal is an error like any other, never a loop.
+        if let Ok(Err(e)) = &outcome
+            && let Some(pages) = url_elicitations_required(e)
+        {
+            let host = self.requests_for(server).host();
+            satisfy_url_elicitations(host, server, current_call_id(), pages).await?;
+            outcome = attempt(params).await;
+        }
+        match outcome {
             Err(_) => Err(McpError::Timeout {
                 server: server.to_string(),
                 ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),

@@ -35,7 +35,13 @@ pub struct Elicitation {
     /// URL mode (MCP 2025-11): an `http(s)` page the person opens in their
     /// browser; accepting means "done", with no content.
     pub url: Option<String>,
+    /// URL mode: the server's id for it, which its
+    /// `notifications/elicitation/complete` names when the page is done.
+    pub elicitation_id: Option<String>,
 }
+
+/// The method of the notification that says a URL elicitation is done.
+pub(crate) const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// What Skald shows of a server's elicitation; `None` declines it: a schema
 /// that cannot be read, or a URL that is not a plain `http(s)` page (Skald
@@ -60,9 +66,15 @@ pub(crate) fn elicitation_of(server: &str, request: ElicitRequestParams) -> Opti
                 schema,
                 property_order,
                 url: None,
+                elicitation_id: None,
             })
         }
-        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+        ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => {
             let parsed = url::Url::parse(&url).ok()?;
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
                 tracing::warn!(
@@ -78,10 +90,72 @@ pub(crate) fn elicitation_of(server: &str, request: ElicitRequestParams) -> Opti
                 schema: serde_json::json!({"type": "object", "properties": {}}),
                 property_order: Vec::new(),
                 url: Some(parsed.to_string()),
+                elicitation_id: Some(elicitation_id),
             })
         }
         _ => None,
     }
+}
+
+/// MCP's `URLElicitationRequiredError`: a call refused until the person
+/// has been to a page (or several).
+pub(crate) const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+/// The pages a `-32042` refusal asks the person to visit (its
+/// `data.elicitations`, URL mode only); `None` for any other error.
+pub(crate) fn url_elicitations_required(
+    e: &rmcp::service::ServiceError,
+) -> Option<Vec<ElicitRequestParams>> {
+    let rmcp::service::ServiceError::McpError(data) = e else {
+        return None;
+    };
+    if data.code.0 != URL_ELICITATION_REQUIRED {
+        return None;
+    }
+    let listed = data.data.as_ref()?.get("elicitations")?.as_array()?;
+    let pages: Vec<ElicitRequestParams> = listed
+        .iter()
+        .filter_map(|v| serde_json::from_value(v.clone()).ok())
+        .filter(|p| matches!(p, ElicitRequestParams::UrlElicitationParams { .. }))
+        .collect();
+    (!pages.is_empty()).then_some(pages)
+}
+
+/// Asks the person to visit each page, through the host as any URL
+/// elicitation is asked (a card with the link, in the chat and the Inbox).
+/// `Err` says which page the call needs when it cannot go on: no host to
+/// ask (the CLI), a page that is not `http(s)`, or the person declined.
+pub(crate) async fn satisfy_url_elicitations(
+    host: Option<Arc<dyn ClientRequests>>,
+    server: &str,
+    call_id: Option<String>,
+    pages: Vec<ElicitRequestParams>,
+) -> Result<(), crate::McpError> {
+    for page in pages {
+        let shown = match &page {
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                format!("{url} ({message})")
+            }
+            _ => String::new(),
+        };
+        let needs = |why: &str| {
+            crate::McpError::Call(format!(
+                "{server} needs you to open {shown} before this call can run; {why}"
+            ))
+        };
+        let Some(elicitation) = elicitation_of(server, page) else {
+            return Err(needs("Skald opens only http(s) pages"));
+        };
+        let Some(host) = host.as_ref() else {
+            return Err(needs("open it, then run the call again"));
+        };
+        match host.elicit(call_id.clone(), elicitation).await {
+            ElicitReply::Accept(_) => {}
+            ElicitReply::Decline => return Err(needs("you declined")),
+            ElicitReply::Cancel => return Err(needs("it was cancelled")),
+        }
+    }
+    Ok(())
 }
 
 /// The person's answer to an elicitation.
@@ -121,6 +195,13 @@ pub trait ClientRequests: Send + Sync {
 
     /// Directories the server may work in.
     fn roots(&self, call_id: Option<String>) -> BoxFuture<'static, Vec<PathBuf>>;
+
+    /// The server says the URL elicitation `elicitation_id` is done (the
+    /// person finished on the page): a host still asking closes its card as
+    /// if they had pressed Done. A host with nothing open ignores it.
+    fn elicitation_complete(&self, server: &str, elicitation_id: &str) {
+        let _ = (server, elicitation_id);
+    }
 
     /// `Err`: why the request is declined (the server shows it).
     fn sample(
@@ -245,6 +326,7 @@ mod tests {
         let e = url("https://example.com/connect?x=1").unwrap();
         assert_eq!(e.url.as_deref(), Some("https://example.com/connect?x=1"));
         assert_eq!(e.message, "Link your account");
+        assert_eq!(e.elicitation_id.as_deref(), Some("e1"));
         assert!(e.property_order.is_empty());
         for bad in [
             "javascript:alert(1)",

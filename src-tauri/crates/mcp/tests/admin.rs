@@ -47,7 +47,7 @@ async fn save_list_toggle_log_import_and_remove_change_the_store_and_the_running
     .await;
     let list = admin::list(&m, &store).await;
     assert_eq!(list.len(), 1);
-    assert_eq!(list[0].status, McpStatusView::Ready { tools: 6 });
+    assert_eq!(list[0].status, McpStatusView::Ready { tools: 7 });
     assert!(
         list[0]
             .tools
@@ -127,7 +127,7 @@ async fn test_connection_reports_tools_or_why_and_stores_nothing() {
     let store = Store::open(&dir.path().join("data")).await.unwrap();
     let ok = admin::test(&store, input("probe", "ok")).await;
     assert!(ok.ok, "{ok:?}");
-    assert_eq!(ok.tools.len(), 6);
+    assert_eq!(ok.tools.len(), 7);
     let bad = admin::test(&store, input("probe", "crash-start")).await;
     assert!(!bad.ok);
     assert!(

@@ -29,7 +29,7 @@ async fn a_good_server_calls_and_reports_tool_errors() {
     let (dir, m) = manager();
     m.put(misbehave("good", "ok", &dir.path().join("log"), SHORT));
     m.wait_ready("good").await.unwrap();
-    assert_eq!(m.status("good"), Some(ServerStatus::Ready { tools: 6 }));
+    assert_eq!(m.status("good"), Some(ServerStatus::Ready { tools: 7 }));
     let out = m.call("good", "echo", json!({"text": "hi"})).await.unwrap();
     assert_eq!(out.text, "echo: hi");
     let e = m.call("good", "fail", json!({})).await.unwrap_err();
@@ -204,7 +204,7 @@ async fn tools_are_named_labelled_and_refreshed_on_list_changed() {
     let def = set.get("mcp__lab__echo").unwrap().definition();
     assert_eq!(def.description, "[lab] Echoes text back");
     m.call("lab", "add_tool", json!({})).await.unwrap();
-    wait_status(&m, "lab", SHORT, |s| s == &ServerStatus::Ready { tools: 7 }).await;
+    wait_status(&m, "lab", SHORT, |s| s == &ServerStatus::Ready { tools: 8 }).await;
     assert!(source.tools().iter().any(|t| t.name() == "mcp__lab__added"));
 }
 
@@ -232,7 +232,7 @@ async fn a_turn_waits_for_a_granted_server_still_connecting() {
         .await;
     assert!(source.tools().iter().any(|t| t.name() == "mcp__late__echo"));
     let groups = m.groups();
-    assert_eq!(groups, [("late".to_string(), "6 tools".to_string())]);
+    assert_eq!(groups, [("late".to_string(), "7 tools".to_string())]);
 }
 
 #[tokio::test]

@@ -254,3 +254,88 @@ async fn a_url_elicitation_reaches_the_host_with_its_page_and_done_reaches_the_s
     assert!(text.contains("declined to open the URL"), "{text}");
     m.shutdown();
 }
+
+#[tokio::test]
+async fn a_call_refused_with_32042_asks_for_its_page_then_runs_again_once() {
+    let host = Arc::new(Host::default());
+    *host.reply.lock().unwrap() = Some(ElicitReply::Accept(json!({})));
+    let m = everything(host.clone()).await;
+    // The error path: the first call is refused with -32042 naming a
+    // prerequisite page; the retry goes on to the tool's own URL request.
+    let args = json!({"url": "https://example.com/connect", "message": "Link your account", "errorPath": true});
+    let out = scope_call(
+        "call-e".into(),
+        m.call("everything", "trigger-url-elicitation", args),
+    )
+    .await
+    .unwrap();
+    let text = out.text_for_model(false);
+    assert!(text.contains("completed the URL elicitation"), "{text}");
+    let asked = host.elicited.lock().unwrap().clone();
+    let urls: Vec<_> = asked.iter().map(|a| a.1.url.clone().unwrap()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://modelcontextprotocol.io/",
+            "https://example.com/connect"
+        ],
+        "the prerequisite page first, then the tool's own"
+    );
+    assert!(
+        asked.iter().all(|a| a.0.as_deref() == Some("call-e")),
+        "routed to the call that was refused"
+    );
+    assert!(
+        asked[0].1.message.contains("prerequisite"),
+        "{}",
+        asked[0].1.message
+    );
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn a_declined_32042_page_fails_the_call_naming_the_page() {
+    let host = Arc::new(Host::default());
+    *host.reply.lock().unwrap() = Some(ElicitReply::Decline);
+    let m = everything(host.clone()).await;
+    let args = json!({"url": "https://example.com/other", "errorPath": true, "elicitationId": "declined-1"});
+    let err = scope_call(
+        "call-d".into(),
+        m.call("everything", "trigger-url-elicitation", args),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("https://modelcontextprotocol.io"), "{err}");
+    assert!(err.contains("you declined"), "{err}");
+    assert_eq!(
+        host.elicited.lock().unwrap().len(),
+        1,
+        "asked once, not retried"
+    );
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn without_a_host_a_32042_refusal_says_which_page_to_open() {
+    let js = npm_server("server-everything").display().to_string();
+    let m = McpManager::new(None, None);
+    m.put(
+        ServerConfig::new("everything", node(vec![js, "stdio".into()]))
+            .with_timeout(Duration::from_secs(30)),
+    );
+    m.wait_ready("everything").await.unwrap();
+    let args =
+        json!({"url": "https://example.com/x", "errorPath": true, "elicitationId": "nohost"});
+    let err = m
+        .call("everything", "trigger-url-elicitation", args)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("needs you to open https://modelcontextprotocol.io"),
+        "{err}"
+    );
+    assert!(err.contains("run the call again"), "{err}");
+    m.shutdown();
+}

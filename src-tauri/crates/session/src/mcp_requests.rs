@@ -6,8 +6,9 @@
 //! `mcp.allow_sampling` setting is `true`, then the session's default model
 //! answers.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -32,6 +33,39 @@ struct McpRequests {
     inner: Weak<Inner>,
     /// Roots when no call of a session is running (the app's default folder).
     fallback_root: PathBuf,
+    /// The URL elicitations being asked, by (server, elicitation id): the
+    /// call whose question each is, for the server's "done" notification.
+    open_pages: OpenPages,
+}
+
+type OpenPages = Arc<Mutex<HashMap<(String, String), String>>>;
+
+/// What a URL elicitation's "done" stores: what the card's Done button does.
+const PAGE_DONE: &str = r#"{"action":"accept","content":{}}"#;
+
+/// Keeps a URL elicitation in [`McpRequests::open_pages`] while it is asked.
+struct OpenPage {
+    pages: OpenPages,
+    key: (String, String),
+}
+
+impl OpenPage {
+    fn new(pages: OpenPages, key: (String, String), call_id: String) -> Self {
+        pages
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), call_id);
+        OpenPage { pages, key }
+    }
+}
+
+impl Drop for OpenPage {
+    fn drop(&mut self) {
+        self.pages
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.key);
+    }
 }
 
 impl ChatSessionHandler {
@@ -41,6 +75,7 @@ impl ChatSessionHandler {
         Arc::new(McpRequests {
             inner: Arc::downgrade(&self.inner),
             fallback_root,
+            open_pages: OpenPages::default(),
         })
     }
 
@@ -295,12 +330,42 @@ impl ClientRequests for McpRequests {
         request: Elicitation,
     ) -> BoxFuture<'static, ElicitReply> {
         let inner = self.inner.upgrade();
+        let page = match (&request.url, &request.elicitation_id) {
+            (Some(_), Some(eid)) => Some((request.server.clone(), eid.clone())),
+            _ => None,
+        };
+        let pages = self.open_pages.clone();
         Box::pin(async move {
             match (inner, call_id) {
-                (Some(inner), Some(id)) => elicit(inner, id, request).await,
+                (Some(inner), Some(id)) => {
+                    let _open = page.map(|key| OpenPage::new(pages, key, id.clone()));
+                    elicit(inner, id, request).await
+                }
                 _ => ElicitReply::Decline,
             }
         })
+    }
+
+    fn elicitation_complete(&self, server: &str, elicitation_id: &str) {
+        let call = self
+            .open_pages
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(server.to_string(), elicitation_id.to_string()))
+            .cloned();
+        let (Some(call), Some(inner)) = (call, self.inner.upgrade()) else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        rt.spawn(async move {
+            match inner.questions.answer(&inner.store, &call, PAGE_DONE).await {
+                Ok(true) => inner.gate.waiting_changed(),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(call = %call, error = %e, "a finished page not recorded"),
+            }
+        });
     }
 
     fn roots(&self, call_id: Option<String>) -> BoxFuture<'static, Vec<PathBuf>> {

@@ -39,7 +39,7 @@ fn add_list_tools_run_and_remove_a_stdio_server() {
     let o = skald(&["mcp", "list", "--status"], d);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("t\tstdio\tready, 6 tools"),
+        stdout(&o).contains("t\tstdio\tready, 7 tools"),
         "{}",
         stdout(&o)
     );

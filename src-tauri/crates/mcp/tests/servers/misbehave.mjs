@@ -9,7 +9,10 @@
 // Tools in mode ok: echo {text}, sleep {ms} (answers after ms; a
 // notifications/cancelled for it is appended to $MISBEHAVE_LOG), crash
 // (exits mid-call), hang (never answers), fail (isError), add_tool (adds a
-// tool and sends notifications/tools/list_changed).
+// tool and sends notifications/tools/list_changed), link {ms} (asks the
+// client to open a page, a URL-mode elicitation, then after ms says it is
+// done with notifications/elicitation/complete; answers with the client's
+// action).
 import fs from "node:fs";
 import readline from "node:readline";
 
@@ -32,8 +35,12 @@ const tools = [
   { name: "hang", description: "Never answers", inputSchema: obj({}) },
   { name: "fail", description: "Reports an error", inputSchema: obj({}) },
   { name: "add_tool", description: "Adds a tool", inputSchema: obj({}) },
+  { name: "link", description: "Has the person open a page", inputSchema: obj({ ms: { type: "number" } }) },
 ];
 const timers = new Map();
+// Our own requests to the client, by id: what to do with its response.
+const asked = new Map();
+let nextAsk = 1;
 
 const rl = readline.createInterface({ input: process.stdin });
 rl.on("line", (line) => {
@@ -54,6 +61,12 @@ rl.on("line", (line) => {
     return;
   }
   if (msg.id === undefined) return;
+  if (msg.method === undefined) {
+    const then = asked.get(msg.id);
+    asked.delete(msg.id);
+    then?.(msg);
+    return;
+  }
   const reply = (result) => send({ jsonrpc: "2.0", id: msg.id, result });
   switch (msg.method) {
     case "initialize":
@@ -111,6 +124,22 @@ rl.on("line", (line) => {
           reply({ content: [{ type: "text", text: "added" }] });
           send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
           return;
+        case "link": {
+          const elicitationId = `link-${msg.id}`;
+          const ask = `ask-${nextAsk++}`;
+          asked.set(ask, (response) => {
+            log(`link answered ${JSON.stringify(response.result ?? response.error)}`);
+            reply({ content: [{ type: "text", text: `linked: ${response.result?.action ?? "error"}` }] });
+          });
+          send({
+            jsonrpc: "2.0",
+            id: ask,
+            method: "elicitation/create",
+            params: { mode: "url", url: "https://example.com/link", message: "Link your account", elicitationId },
+          });
+          setTimeout(() => send({ jsonrpc: "2.0", method: "notifications/elicitation/complete", params: { elicitationId } }), args.ms ?? 300);
+          return;
+        }
         default:
           send({ jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: `unknown tool ${msg.params.name}` } });
           return;

@@ -253,3 +253,59 @@ async fn mcp_sampling_is_declined_unless_the_setting_allows_it_then_the_sessions
     assert!(text("s1").contains("declines sampling"), "{}", text("s1"));
     assert!(text("s2").contains("sampled words"), "{}", text("s2"));
 }
+
+/// The test server of skald-mcp that misbehaves on purpose; its `link` tool
+/// asks for a page (URL mode) and says it is done on its own.
+fn misbehave() -> ServerConfig {
+    let js = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/servers/misbehave.mjs");
+    ServerConfig::new(
+        "mis",
+        Transport::Stdio {
+            command: "node".into(),
+            args: vec![js.display().to_string(), "ok".into()],
+            env: Default::default(),
+            cwd: None,
+        },
+    )
+    .with_timeout(Duration::from_secs(30))
+}
+
+#[tokio::test]
+async fn a_page_the_server_says_is_done_closes_its_question_without_the_person() {
+    let e = env([
+        ScriptedTurn::tool_reply("l1", "mcp__mis__link", json!({"ms": 800}).to_string()),
+        ScriptedTurn::text_reply("Linked."),
+    ])
+    .await;
+    let m = McpManager::new(None, None);
+    m.set_requests(e.handler.mcp_requests(e.workdir.clone()));
+    m.put(misbehave());
+    m.wait_ready("mis").await.unwrap();
+    let handler = e
+        .handler
+        .clone()
+        .with_tool_source(Arc::new(McpSource::new(m.clone())));
+    let sid = e.session().await;
+    let h = handler.clone();
+    let s2 = sid.clone();
+    let turn = tokio::spawn(async move { h.send_message(&s2, "go", &RecordingSink::new()).await });
+    // Asked as any page is: a card with the link, waiting for Done.
+    let q = question_of(&handler, "l1").await;
+    assert_eq!(q.url.as_deref(), Some("https://example.com/link"));
+    // Nobody answers: the server's notifications/elicitation/complete does.
+    let outcome = tokio::time::timeout(Duration::from_secs(20), turn)
+        .await
+        .expect("the turn ends once the server says the page is done")
+        .unwrap()
+        .unwrap();
+    m.shutdown();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    let rows = e.tool_rows(&sid).await;
+    let result = rows
+        .iter()
+        .find(|r| r.id == "l1")
+        .and_then(|r| r.result.clone())
+        .unwrap_or_default();
+    assert!(result.contains("linked: accept"), "{result}");
+    assert!(handler.pending_questions().await.unwrap().is_empty());
+}
