@@ -127,11 +127,15 @@ test("while hidden, a finished turn and a notification delivered into Home are n
     { encoding: "utf8" },
   );
   assert.equal(marked.status, 0, `sqlite3: ${marked.stderr}`);
-  await send(session, "Check the backup.");
+  // Hidden first, then sent: a notification is raised only while the window
+  // is hidden, and on a loaded machine the notify (1.5 s after the request)
+  // could arrive before a hide that followed the send.
+  await session.waitFor("const c = document.querySelector('[data-testid=composer]'); return !!c && !c.disabled", { what: "the composer" });
   await session.execute(
     "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'w', ctrlKey: true, bubbles: true }))",
   );
   await session.waitFor("return document.visibilityState === 'hidden'", { what: "the window to hide again" });
+  await send(session, "Check the backup.");
 
   await waitUntil(() => busLog.includes("Nightly backup finished: 3 files."), "the notify notification");
   assert.match(busLog, /string "Skald — backup"/);
