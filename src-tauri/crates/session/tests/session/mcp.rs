@@ -26,11 +26,16 @@ fn everything() -> ServerConfig {
         "{} is missing: run .ci/setup.sh",
         js.display()
     );
+    node_server("everything", &js, "stdio")
+}
+
+/// A server run by `node SCRIPT ARG`, with the tests' 30 s timeout.
+fn node_server(name: &str, js: &std::path::Path, arg: &str) -> ServerConfig {
     ServerConfig::new(
-        "everything",
+        name,
         Transport::Stdio {
             command: "node".into(),
-            args: vec![js.display().to_string(), "stdio".into()],
+            args: vec![js.display().to_string(), arg.into()],
             env: Default::default(),
             cwd: None,
         },
@@ -258,16 +263,7 @@ async fn mcp_sampling_is_declined_unless_the_setting_allows_it_then_the_sessions
 /// asks for a page (URL mode) and says it is done on its own.
 fn misbehave() -> ServerConfig {
     let js = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/servers/misbehave.mjs");
-    ServerConfig::new(
-        "mis",
-        Transport::Stdio {
-            command: "node".into(),
-            args: vec![js.display().to_string(), "ok".into()],
-            env: Default::default(),
-            cwd: None,
-        },
-    )
-    .with_timeout(Duration::from_secs(30))
+    node_server("mis", &js, "ok")
 }
 
 #[tokio::test]
