@@ -205,6 +205,22 @@ test("a multi-page PDF: page 3 and find", async () => {
     const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
     return sel.toString();`);
   assert.match(selected, /zebra/);
+  // The page image itself carries the page: dark text on white, read back
+  // through a canvas at the first look once it is in the page (WebKit
+  // painted it fully transparent until something decoded it: a white page
+  // in the screenshots; the viewer now decodes a page before showing it).
+  const px = await session.waitFor(
+    `const img = document.querySelector('[data-testid=pdf-page-3] img');
+     if (!img?.complete || !img.naturalWidth) return null;
+     const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+     const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+     const d = g.getImageData(0, 0, c.width, c.height).data; let opaque = 0, dark = 0;
+     for (let i = 0; i < d.length; i += 4) { if (d[i + 3] > 250) opaque++; if (d[i + 3] > 250 && d[i] < 128) dark++; }
+     return { opaque, dark, total: d.length / 4 };`,
+    { what: "page 3's image in the page" },
+  );
+  assert.equal(px.opaque, px.total, "an opaque page");
+  assert.ok(px.dark > 100, `its text drawn: ${px.dark} dark pixels`);
   await shot("pdf-page3");
 });
 

@@ -83,6 +83,17 @@ interface Page {
   el?: HTMLDivElement;
 }
 
+/** Resolves once `url` is decoded. WebKit painted a page's blob image
+ *  blank (transparent: a canvas read of it was empty, screenshots showed a
+ *  white page) until something else decoded the same image; decoding it
+ *  before it is shown makes the first paint the page itself. */
+function decoded(url: string): Promise<void> {
+  if (typeof Image === "undefined") return Promise.resolve();
+  const img = new Image();
+  img.src = url;
+  return typeof img.decode === "function" ? img.decode().catch(() => undefined) : Promise.resolve();
+}
+
 function PdfPages(props: PdfViewProps & { info: PdfInfo }): JSX.Element {
   const count = props.info.pages.length;
   const start = props.start ?? { page: 0, zoom: 1 };
@@ -114,6 +125,8 @@ function PdfPages(props: PdfViewProps & { info: PdfInfo }): JSX.Element {
       if (!live) return;
       const url = URL.createObjectURL(new Blob([png], { type: "image/png" }));
       urls.push(url);
+      await decoded(url);
+      if (!live) return;
       p.setSrc(url);
       if (props.api.pdfText && p.runs().length === 0) {
         const runs = await props.api.pdfText(props.path, i).catch(() => []);
