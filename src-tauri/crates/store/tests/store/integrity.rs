@@ -288,3 +288,64 @@ async fn duplicated_seeded_rules_from_old_builds_are_removed_once() {
     );
     store.close().await;
 }
+
+/// Answers kept incomplete before the cause had its column take it from
+/// the error they still carry (a cut stream's); one without reads stopped.
+#[tokio::test]
+async fn incomplete_answers_from_before_migration_15_get_their_cause_from_their_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE_NAME);
+    let old = tempfile::tempdir().unwrap();
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+    for f in std::fs::read_dir(migrations).unwrap() {
+        let f = f.unwrap();
+        let name = f.file_name().into_string().unwrap();
+        if name.as_str() < "0015" {
+            std::fs::copy(f.path(), old.path().join(&name)).unwrap();
+        }
+    }
+    {
+        use sqlx::ConnectOptions;
+        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .connect()
+            .await
+            .unwrap();
+        let migrator = sqlx::migrate::Migrator::new(old.path()).await.unwrap();
+        migrator.run(&mut conn).await.unwrap();
+        sqlx::query(
+            "INSERT INTO chat_sessions (id, agent_id, created_at, updated_at)
+             VALUES ('s', 'main', 0, 0)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        for (id, error) in [(1, Some("connection reset")), (2, None)] {
+            sqlx::query(
+                "INSERT INTO chat_history (id, session_id, role, content, created_at, incomplete, error)
+                 VALUES (?, 's', 'assistant', 'Half', 0, 1, ?)",
+            )
+            .bind(id)
+            .bind(error)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        sqlx::Connection::close(conn).await.unwrap();
+    }
+    let store = Store::open(dir.path()).await.unwrap();
+    let history = store.history();
+    // The error cleared by a later retry: the cause stays.
+    history.clear_errors("s").await.unwrap();
+    let cause = |id| {
+        let history = history.clone();
+        async move { history.get(id).await.unwrap().unwrap().extras.incomplete }
+    };
+    assert_eq!(
+        cause(1).await,
+        Some(skald_store::Incomplete::Cut("connection reset".to_owned()))
+    );
+    assert_eq!(cause(2).await, Some(skald_store::Incomplete::Stopped));
+    store.close().await;
+}
