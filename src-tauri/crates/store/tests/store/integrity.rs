@@ -218,29 +218,38 @@ async fn a_locked_database_is_refused_at_open_as_locked() {
     holder.close().await;
 }
 
+/// A database in `data_dir` as an older build left it: only the migrations
+/// whose file names sort before `first_missing` applied.
+async fn migrated_before(data_dir: &Path, first_missing: &str) -> sqlx::SqliteConnection {
+    use sqlx::ConnectOptions;
+    let old = tempfile::tempdir().unwrap();
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+    for f in std::fs::read_dir(migrations).unwrap() {
+        let f = f.unwrap();
+        let name = f.file_name().into_string().unwrap();
+        if name.as_str() < first_missing {
+            std::fs::copy(f.path(), old.path().join(&name)).unwrap();
+        }
+    }
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(data_dir.join(DB_FILE_NAME))
+        .create_if_missing(true)
+        .connect()
+        .await
+        .unwrap();
+    let migrator = sqlx::migrate::Migrator::new(old.path()).await.unwrap();
+    migrator.run(&mut conn).await.unwrap();
+    conn
+}
+
 /// A database written by the old racing first starts (every seeded rule
 /// twice) keeps one copy of each after the migration; rules a person wrote
 /// twice are theirs and stay.
 #[tokio::test]
 async fn duplicated_seeded_rules_from_old_builds_are_removed_once() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(DB_FILE_NAME);
-    let v1 = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/0001_init.sql"),
-        v1.path().join("0001_init.sql"),
-    )
-    .unwrap();
     {
-        use sqlx::ConnectOptions;
-        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .connect()
-            .await
-            .unwrap();
-        let migrator = sqlx::migrate::Migrator::new(v1.path()).await.unwrap();
-        migrator.run(&mut conn).await.unwrap();
+        let mut conn = migrated_before(dir.path(), "0002").await;
         for (tool, note) in [
             (
                 "execute_cmd",
@@ -294,26 +303,8 @@ async fn duplicated_seeded_rules_from_old_builds_are_removed_once() {
 #[tokio::test]
 async fn incomplete_answers_from_before_migration_15_get_their_cause_from_their_error() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(DB_FILE_NAME);
-    let old = tempfile::tempdir().unwrap();
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
-    for f in std::fs::read_dir(migrations).unwrap() {
-        let f = f.unwrap();
-        let name = f.file_name().into_string().unwrap();
-        if name.as_str() < "0015" {
-            std::fs::copy(f.path(), old.path().join(&name)).unwrap();
-        }
-    }
     {
-        use sqlx::ConnectOptions;
-        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .connect()
-            .await
-            .unwrap();
-        let migrator = sqlx::migrate::Migrator::new(old.path()).await.unwrap();
-        migrator.run(&mut conn).await.unwrap();
+        let mut conn = migrated_before(dir.path(), "0015").await;
         sqlx::query(
             "INSERT INTO chat_sessions (id, agent_id, created_at, updated_at)
              VALUES ('s', 'main', 0, 0)",
