@@ -2,7 +2,9 @@
 // (sync) to code-explorer; it runs without asking (a seeded rule: the
 // sub-agent's own calls are the ones gated), the sub-agent's own card
 // appears live inside the execute_task card while it runs, and its answer
-// comes back as the delegation's result before the final answer.
+// comes back as the delegation's result before the final answer. After the
+// turn and after a page reload the nested card is still there (the history
+// carries each sub-agent's transcript under its call).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,6 +108,36 @@ test("a delegation's sub-agent cards appear live inside its execute_task card", 
   await session.execute("document.querySelector('.tool-card[data-tool-call=call_task]').open = true");
   await new Promise((r) => setTimeout(r, 500));
   file = join(shots, "subagent-done.png");
+  writeFileSync(file, await session.screenshot());
+  console.log(`screenshot: ${file}`);
+});
+
+// The turn's end reloads the history; a page reload reads it again. Before,
+// the history had no sub-agent transcripts and the nested cards vanished.
+const nestedRead = `const task = document.querySelector('.tool-card[data-tool-call=call_task]');
+  const sub = task?.querySelector(':scope > .tool-body [data-sub-agent=code-explorer]');
+  const read = sub?.querySelector('.tool-card[data-tool-name=read_file]');
+  return read && read.querySelector('.tool-status').dataset.status === 'done'
+    ? { head: sub.querySelector('.tool-section').textContent, label: read.querySelector('.tool-label').textContent,
+        answer: sub.querySelector('[data-role=assistant] .md')?.textContent.trim() ?? null, open: task.open }
+    : null`;
+
+test("after the turn and after a page reload, the sub-agent's cards are still inside the delegation's card", async () => {
+  // The history reloaded when the turn ended.
+  const ended = await session.waitFor(nestedRead, { what: "the nested card after the turn ended" });
+  assert.equal(ended.head, "↳ code-explorer — finished");
+  assert.equal(ended.label, "read_file notes.md");
+  assert.equal(ended.answer, "The code word is nested-skald.");
+
+  await session.execute("location.reload()");
+  await session.waitFor("return document.querySelectorAll('[data-role=assistant] .md strong').length > 0", {
+    what: "the chat after a reload",
+  });
+  const reloaded = await session.waitFor(nestedRead, { what: "the nested card after a reload" });
+  assert.deepEqual(reloaded, { ...ended, open: false }, "the same nested transcript, collapsed");
+  await session.execute("document.querySelector('.tool-card[data-tool-call=call_task]').open = true");
+  await new Promise((r) => setTimeout(r, 500));
+  const file = join(shots, "subagent-reloaded.png");
   writeFileSync(file, await session.screenshot());
   console.log(`screenshot: ${file}`);
 });

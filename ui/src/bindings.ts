@@ -82,7 +82,13 @@ presentation?: ToolPresentation,
  * as the call would leave it, as the approval card showed them, so the
  * card keeps its diff once the call is answered.
  */
-writePreview?: WritePreview, };
+writePreview?: WritePreview, 
+/**
+ * From history only: the sub-agent this call started (a sync
+ * `execute_task`), with what it said and did, so its card holds the
+ * same nested transcript after a reload as live (`SubAgent` events).
+ */
+subAgent?: SubAgentTranscript, };
 
 export type UsageView = { 
 /**
@@ -124,6 +130,27 @@ coveredTokens: number,
  */
 manual: boolean, createdAt: number, };
 
+export type IncompleteCause = { "by": "stopped" } | { "by": "cut", error: string, };
+
+export type SubAgentTranscript = { 
+/**
+ * The sub-agent's frame (`session_stack.id`).
+ */
+frameId: number, agentId: string, 
+/**
+ * 1 for a sub-agent of the root agent.
+ */
+depth: number, 
+/**
+ * How it ended; `None` while it still runs (or waits after a crash).
+ */
+outcome: TurnOutcome | null, 
+/**
+ * Its messages after the prompt (the prompt is the call's argument),
+ * each assistant message with its cards, and theirs nested the same way.
+ */
+messages: Array<ChatMessage>, };
+
 export type ChatMessage = { id: number, role: ChatRole, content: string, toolCalls: Array<ToolCallView>, createdAt: number, 
 /**
  * The readable reasoning that came with an assistant message (the UI's collapsible
@@ -139,6 +166,10 @@ usage: UsageView | null,
  * incomplete, and never sent back to the model as a finished answer.
  */
 incomplete?: boolean, 
+/**
+ * Why it is incomplete (set whenever `incomplete` is).
+ */
+incompleteCause?: IncompleteCause, 
 /**
  * Why the turn this message ended failed (kept with the last message the
  * turn stored: the person's own message when nothing else was). The UI
@@ -299,7 +330,11 @@ detail: string, } | { "type": "contextUsage", sessionId: string, estimatedTokens
 /**
  * Old tool results replaced by a short note in this request.
  */
-trimmedToolResults: number, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, } | { "type": "subAgent", sessionId: string, 
+trimmedToolResults: number, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, 
+/**
+ * Whether the person stopped it or the connection cut it.
+ */
+cause: IncompleteCause, } | { "type": "subAgent", sessionId: string, 
 /**
  * The sub-agent's frame (`session_stack.id`).
  */

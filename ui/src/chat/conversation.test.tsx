@@ -140,6 +140,93 @@ describe("conversation", () => {
     expect((card as HTMLDetailsElement).open).toBe(false);
   });
 
+  it("after a reload, a sub-agent's cards are back under its call (at every depth), collapsed, as they showed live", () => {
+    const msg = { createdAt: 0, reasoning: null, usage: null };
+    const task = (id: string, status: ToolCallView["status"]): ToolCallView => ({ ...call, id, name: "execute_task", labelShort: `task ${id}`, status, result: status === "done" ? "ok" : null });
+    const list: ToolCallView = { ...call, id: "w1", labelShort: "list_files" };
+    // Live: the events of the turn.
+    const sub = (parentCallId: string, agentId: string, depth: number, event: SessionEvent): SessionEvent => ({ type: "subAgent", sessionId: "s", frameId: depth + 1, agentId, depth, parentCallId, event });
+    let live = applyEvent(addUserMessage(emptyView(), "go"), { type: "assistantMessage", sessionId: "s", messageId: 2, text: "" });
+    for (const event of [
+      { type: "toolStart", sessionId: "s", call: task("t1", "running") },
+      sub("t1", "worker", 1, { type: "turnStarted", sessionId: "s" }),
+      sub("t1", "worker", 1, { type: "assistantMessage", sessionId: "s", messageId: 4, text: "Listing." }),
+      sub("t1", "worker", 1, { type: "toolStart", sessionId: "s", call: { ...list, status: "running", result: null } }),
+      sub("t1", "worker", 1, { type: "toolDone", sessionId: "s", toolCallId: "w1", result: list.result as string }),
+      sub("t1", "worker", 1, { type: "toolStart", sessionId: "s", call: task("w2", "running") }),
+      sub("w2", "helper", 2, { type: "turnStarted", sessionId: "s" }),
+      sub("w2", "helper", 2, { type: "assistantMessage", sessionId: "s", messageId: 7, text: "Checked." }),
+      sub("w2", "helper", 2, { type: "turnEnded", sessionId: "s", outcome: { kind: "completed" } }),
+      sub("t1", "worker", 1, { type: "toolDone", sessionId: "s", toolCallId: "w2", result: "ok" }),
+      sub("t1", "worker", 1, { type: "turnEnded", sessionId: "s", outcome: { kind: "completed" } }),
+      { type: "toolDone", sessionId: "s", toolCallId: "t1", result: "ok" },
+    ] as SessionEvent[]) {
+      live = applyEvent(live, event);
+    }
+    // Reloaded: the history with the same transcripts nested on the cards.
+    const stored = fromHistory([
+      { ...msg, id: 1, role: "user", content: "go", toolCalls: [] },
+      {
+        ...msg,
+        id: 2,
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          {
+            ...task("t1", "done"),
+            subAgent: {
+              frameId: 2,
+              agentId: "worker",
+              depth: 1,
+              outcome: { kind: "completed" },
+              messages: [
+                { ...msg, id: 4, role: "assistant", content: "Listing.", toolCalls: [list] },
+                {
+                  ...msg,
+                  id: 6,
+                  role: "assistant",
+                  content: "",
+                  toolCalls: [
+                    {
+                      ...task("w2", "done"),
+                      subAgent: { frameId: 3, agentId: "helper", depth: 2, outcome: { kind: "completed" }, messages: [{ ...msg, id: 7, role: "assistant", content: "Checked.", toolCalls: [] }] },
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(Object.keys(stored.subAgents).sort()).toEqual(["t1", "w2"]);
+    const shape = (view: ChatView) => {
+      const root = document.createElement("div");
+      renderConversation(root, view, () => {});
+      const card = root.querySelector('[data-tool-call="t1"]') as HTMLDetailsElement;
+      const worker = card.querySelector('[data-sub-agent="worker"]')!;
+      const helper = worker.querySelector('[data-tool-call="w2"] [data-sub-agent="helper"]')!;
+      return {
+        open: card.open,
+        workerHead: worker.querySelector(".tool-section")!.textContent,
+        workerCards: [...worker.querySelectorAll(":scope > .msg [data-tool-call]")].map((c) => c.getAttribute("data-tool-call")),
+        workerText: worker.querySelector("[data-role=assistant] .md")!.textContent!.trim(),
+        helperHead: helper.querySelector(".tool-section")!.textContent,
+        helperText: helper.textContent!.includes("Checked."),
+      };
+    };
+    const reloaded = shape(stored);
+    expect(reloaded).toEqual({
+      open: false,
+      workerHead: "↳ worker — finished",
+      workerCards: ["w1", "w2"],
+      workerText: "Listing.",
+      helperHead: "↳ helper — finished",
+      helperText: true,
+    });
+    expect(reloaded).toEqual(shape(live));
+  });
+
   it("shows reasoning as a thinking block: open while it streams, collapsed once stored", () => {
     let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
     view = applyEvent(view, { type: "reasoningDelta", sessionId: "s", text: "Check the " });
@@ -658,6 +745,23 @@ describe("message actions", () => {
     expect(root.querySelector("[data-key=m1] [data-testid=msg-error]")!.textContent).toBe("The turn failed: rate limited");
     (root.querySelector("[data-key=m1] [data-testid=retry]") as HTMLElement).click();
     expect(retry).toHaveBeenCalledTimes(1);
+    root.remove();
+  });
+
+  it("an incomplete answer says who cut it: the person, or the connection with its error", () => {
+    const msg = { createdAt: 0, reasoning: null, usage: null, toolCalls: [], role: "assistant" as const, incomplete: true };
+    const view = fromHistory([
+      { ...msg, id: 1, content: "Half", incompleteCause: { by: "cut", error: "connection reset" } },
+      { id: 2, createdAt: 0, reasoning: null, usage: null, toolCalls: [], role: "user", content: "go on" },
+      { ...msg, id: 3, content: "Well", incompleteCause: { by: "stopped" } },
+    ]);
+    const root = document.createElement("div");
+    document.body.append(root);
+    mountConversation(root, view, { openFile: vi.fn() });
+    const note = (key: string) => root.querySelector(`[data-key=${key}] [data-testid=msg-incomplete]`);
+    expect(note("m1")!.textContent).toBe("The answer was cut off before it finished: connection reset");
+    expect(note("m1")!.getAttribute("data-cause")).toBe("cut");
+    expect(note("m3")!.textContent).toBe("You stopped this answer before it finished.");
     root.remove();
   });
 

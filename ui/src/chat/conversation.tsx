@@ -11,7 +11,7 @@ import type { ApprovalActions } from "./approval";
 import { ToolCard } from "./cards";
 import { addCodeCopy, flash, Markdown, StreamingMarkdown } from "./markdown";
 import { type AnswerQuestion, askedQuestion, type Question, questionCard } from "./question";
-import { type ChatView, outcomeText, type ViewMessage } from "./state";
+import { type ChatView, incompleteNote, outcomeText, type ViewMessage } from "./state";
 import { createChatStore } from "./store";
 import { formatUsage, turnUsage } from "./usage";
 import "./chat.css";
@@ -171,10 +171,12 @@ function Message(p: { m: ViewMessage; own: ChatView; top: ChatView; h: ChatHandl
         {(f) => (
           <>
             <ApproveAll calls={p.m.toolCalls} top={p.top} actions={p.h.actions} />
-            <Show when={p.m.incomplete}>
-              <p class="msg-incomplete muted" data-testid="msg-incomplete">
-                The answer was cut off before it finished.
-              </p>
+            <Show when={incompleteNote(p.m)}>
+              {(note) => (
+                <p class="msg-incomplete muted" data-testid="msg-incomplete" data-cause={p.m.incompleteCause?.by ?? ""}>
+                  {note()}
+                </p>
+              )}
             </Show>
             <Show when={p.m.error}>
               <p class="msg-error error" role="alert" data-testid="msg-error">{`The turn failed: ${p.m.error}`}</p>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionEvent, ToolCallView } from "../bindings";
-import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, outcomeText, withoutErrors } from "./state";
+import { addUserMessage, applyEvent, type ChatView, emptyView, fromHistory, incompleteNote, outcomeText, withoutErrors } from "./state";
 
 const sid = "s1";
 const call: ToolCallView = {
@@ -191,8 +191,10 @@ describe("context management events", () => {
     view = applyEvent(view, { type: "tokenDelta", sessionId: sid, text: "Hel" });
     expect(view.retrying).toBeNull();
     view = applyEvent(view, { type: "assistantMessage", sessionId: sid, messageId: 9, text: "Hel" });
-    view = applyEvent(view, { type: "messageIncomplete", sessionId: sid, messageId: 9, reason: "connection reset" });
-    expect(view.messages.find((m) => m.key === "m9")?.incomplete).toBe(true);
+    view = applyEvent(view, { type: "messageIncomplete", sessionId: sid, messageId: 9, reason: "connection reset", cause: { by: "cut", error: "connection reset" } });
+    const cut = view.messages.find((m) => m.key === "m9")!;
+    expect(cut.incomplete).toBe(true);
+    expect(incompleteNote(cut)).toBe("The answer was cut off before it finished: connection reset");
     view = applyEvent(view, { type: "contextUsage", sessionId: sid, estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
     expect(view.context).toEqual({ estimatedTokens: 500, contextWindow: 1000, trimmedToolResults: 2 });
   });
@@ -214,5 +216,77 @@ describe("withoutErrors", () => {
     expect(next.outcome).toBeNull();
     const clean = withoutErrors(next);
     expect(clean).toBe(next);
+  });
+});
+
+describe("incompleteNote", () => {
+  it("tells a stopped answer from a cut one by the stored cause, not by an error a retry may have cleared", () => {
+    expect(incompleteNote({ incomplete: true, incompleteCause: { by: "stopped" } })).toBe("You stopped this answer before it finished.");
+    expect(incompleteNote({ incomplete: true, incompleteCause: { by: "cut", error: "stream broken: reset" } })).toBe(
+      "The answer was cut off before it finished: stream broken: reset",
+    );
+    // A cut answer whose error withoutErrors dropped still reads as cut.
+    const [m] = withoutErrors({
+      ...emptyView(),
+      messages: [{ key: "m2", role: "assistant", content: "Half", toolCalls: [], incomplete: true, incompleteCause: { by: "cut", error: "reset" }, error: "reset" }],
+    }).messages;
+    expect(m.error).toBeUndefined();
+    expect(incompleteNote(m)).toBe("The answer was cut off before it finished: reset");
+    expect(incompleteNote({ incomplete: false })).toBeNull();
+  });
+});
+
+describe("fromHistory with sub-agents", () => {
+  it("puts each sub-agent's conversation under its call's id at every depth, and keeps no copy on the card", () => {
+    const msg = { createdAt: 0, reasoning: null, usage: null };
+    const task = (id: string): ToolCallView => ({ ...call, id, name: "execute_task", status: "done", result: "ok" });
+    const view = fromHistory([
+      {
+        ...msg,
+        id: 2,
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          {
+            ...task("t1"),
+            subAgent: {
+              frameId: 2,
+              agentId: "worker",
+              depth: 1,
+              outcome: { kind: "failed", message: "the sub-agent failed: boom" },
+              messages: [
+                {
+                  ...msg,
+                  id: 4,
+                  role: "assistant",
+                  content: "Asking.",
+                  toolCalls: [{ ...task("w2"), subAgent: { frameId: 3, agentId: "helper", depth: 2, outcome: null, messages: [] } }],
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(view.messages[0].toolCalls[0]).not.toHaveProperty("subAgent");
+    const worker = view.subAgents.t1;
+    expect([worker.agentId, worker.depth, worker.view.running]).toEqual(["worker", 1, false]);
+    expect(outcomeText(worker.view.outcome)).toBe("The turn failed: the sub-agent failed: boom");
+    expect(worker.view.messages.map((m) => [m.key, m.content])).toEqual([["m4", "Asking."]]);
+    expect(worker.view.messages[0].toolCalls[0]).not.toHaveProperty("subAgent");
+    // A sub-agent whose frame is still live shows as working, as between
+    // its TurnStarted and TurnEnded; its later events land on it.
+    const helper = view.subAgents.w2;
+    expect([helper.agentId, helper.depth, helper.view.running]).toEqual(["helper", 2, true]);
+    const next = applyEvent(view, {
+      type: "subAgent",
+      sessionId: sid,
+      frameId: 3,
+      agentId: "helper",
+      depth: 2,
+      parentCallId: "w2",
+      event: { type: "turnEnded", sessionId: sid, outcome: { kind: "completed" } },
+    });
+    expect(next.subAgents.w2.view.running).toBe(false);
   });
 });

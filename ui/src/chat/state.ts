@@ -1,6 +1,6 @@
 // The chat's view model and the one function that folds a turn's events into
 // it. Pure, so the whole streaming behaviour is unit-tested without a webview.
-import type { ApprovalRequest, ChatMessage, ChatRole, SessionEvent, SummaryView, ToolCallView, TurnOutcome, UsageView } from "../bindings";
+import type { ApprovalRequest, ChatMessage, ChatRole, IncompleteCause, SessionEvent, SummaryView, ToolCallView, TurnOutcome, UsageView } from "../bindings";
 
 export interface ViewMessage {
   key: string;
@@ -17,6 +17,8 @@ export interface ViewMessage {
   error?: string;
   /** An answer whose stream was cut before it finished. */
   incomplete?: boolean;
+  /** Why: the person stopped it, or the connection cut it (with the error). */
+  incompleteCause?: IncompleteCause;
   /** A divider (role `system`): the stored summary standing in for the
    *  turns above it in every later request. */
   summary?: SummaryView;
@@ -95,25 +97,58 @@ export function emptyView(): ChatView {
 
 /** The view of a stored history: tool results are shown on their cards, and
  *  calls still waiting for the person (`pending`, e.g. from before a restart)
- *  get their approval panels back. */
+ *  get their approval panels back. A card whose call started a sub-agent
+ *  gets that sub-agent's conversation back (`subAgents`, at every depth), as
+ *  its events built it live. */
 export function fromHistory(history: ChatMessage[], pending: ApprovalRequest[] = []): ChatView {
   const view = emptyView();
-  view.messages = (history as HistoryMessage[])
+  view.messages = viewMessages(history, view.subAgents);
+  for (const request of pending) view.approvals[request.toolCallId] = request;
+  return view;
+}
+
+/** History messages as the view shows them; the sub-agents their calls
+ *  started go into `subAgents` by call id (the cards keep no copy). */
+function viewMessages(history: ChatMessage[], subAgents: Record<string, SubAgentView>): ViewMessage[] {
+  return (history as HistoryMessage[])
     .filter((m) => m.role !== "tool" && (m.role !== "system" || m.summary))
     .map((m) => ({
       key: m.summary ? `s${m.summary.id}` : `m${m.id}`,
       role: m.role,
       content: m.content,
-      toolCalls: m.toolCalls,
+      toolCalls: m.toolCalls.some((c) => c.subAgent) ? m.toolCalls.map((c) => withoutSubAgent(c, subAgents)) : m.toolCalls,
       ...(m.reasoning ? { reasoning: m.reasoning } : {}),
       ...(m.usage ? { usage: m.usage } : {}),
       ...(m.model ? { model: m.model } : {}),
       ...(m.error ? { error: m.error } : {}),
       ...(m.incomplete ? { incomplete: true } : {}),
+      ...(m.incompleteCause ? { incompleteCause: m.incompleteCause } : {}),
       ...(m.summary ? { summary: m.summary } : {}),
     }));
-  for (const request of pending) view.approvals[request.toolCallId] = request;
-  return view;
+}
+
+function withoutSubAgent(call: ToolCallView, subAgents: Record<string, SubAgentView>): ToolCallView {
+  const { subAgent: sub, ...card } = call;
+  if (!sub) return call;
+  const view = emptyView();
+  view.messages = viewMessages(sub.messages, subAgents);
+  // No outcome yet: its frame is still live (the turn runs, or waits to
+  // resume), as between its TurnStarted and TurnEnded.
+  view.outcome = sub.outcome;
+  view.running = sub.outcome === null;
+  subAgents[call.id] = { agentId: sub.agentId, depth: sub.depth, view };
+  return card;
+}
+
+/** The line under an incomplete answer: who cut it, and the connection's
+ *  error when it was the connection (stored with the message, so a later
+ *  retry, which clears the errors, does not change it). */
+export function incompleteNote(m: Pick<ViewMessage, "incomplete" | "incompleteCause">): string | null {
+  if (!m.incomplete) return null;
+  const cause = m.incompleteCause;
+  if (cause?.by === "stopped") return "You stopped this answer before it finished.";
+  if (cause?.by === "cut") return `The answer was cut off before it finished: ${cause.error}`;
+  return "The answer was cut off before it finished.";
 }
 
 /** The call `id` in `view`, made safe to change: its message, that
@@ -208,7 +243,7 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
     }
     case "messageIncomplete": {
       const i = view.messages.findIndex((m) => m.key === `m${event.messageId}`);
-      if (i !== -1) view.messages[i] = { ...view.messages[i], incomplete: true };
+      if (i !== -1) view.messages[i] = { ...view.messages[i], incomplete: true, ...(event.cause ? { incompleteCause: event.cause } : {}) };
       break;
     }
     case "turnStarted":

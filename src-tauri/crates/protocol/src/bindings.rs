@@ -17,6 +17,7 @@ use crate::{
     ElicitationAction, McpImportView, McpServerInput, McpServerView, McpStatusChanged,
     McpStatusView, McpTestView, McpToolView, McpTransportView,
 };
+use crate::{IncompleteCause, SubAgentTranscript};
 use crate::{
     LatexView, OutlineEntry, PdfFindHit, PdfInfo, PdfPageSize, PdfSpotView, PdfTextRun,
     SourceLineView, TexErrorView, ViewInfo, ViewKind, ViewerChanged,
@@ -65,6 +66,8 @@ exported![
     ToolCallView,
     UsageView,
     SummaryView,
+    IncompleteCause,
+    SubAgentTranscript,
     ChatMessage,
     ModelChoiceView,
     ChatModelsView,

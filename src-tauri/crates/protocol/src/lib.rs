@@ -38,8 +38,8 @@ pub use rules::{
     BypassScopeView, BypassView, GroupView, RuleActionView, RuleInput, RuleView, RunContextView,
 };
 pub use session::{
-    ChatMessage, ChatRole, SessionEvent, SessionSearchHit, SessionSummary, SummaryView,
-    ToolCallView, TurnOutcome, UsageView, WritePreview,
+    ChatMessage, ChatRole, IncompleteCause, SessionEvent, SessionSearchHit, SessionSummary,
+    SubAgentTranscript, SummaryView, ToolCallView, TurnOutcome, UsageView, WritePreview,
 };
 pub use settings::{
     EnvEndpointView, LocalOllamaView, ModelView, NewProviderInput, ProviderEditInput, ProviderKind,

@@ -72,6 +72,42 @@ pub struct ToolCallView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub write_preview: Option<WritePreview>,
+    /// From history only: the sub-agent this call started (a sync
+    /// `execute_task`), with what it said and did, so its card holds the
+    /// same nested transcript after a reload as live (`SubAgent` events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sub_agent: Option<Box<SubAgentTranscript>>,
+}
+
+/// A sub-agent's own conversation, as stored in its frame, for the card of
+/// the call that started it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SubAgentTranscript {
+    /// The sub-agent's frame (`session_stack.id`).
+    #[ts(type = "number")]
+    pub frame_id: i64,
+    pub agent_id: String,
+    /// 1 for a sub-agent of the root agent.
+    pub depth: u32,
+    /// How it ended; `None` while it still runs (or waits after a crash).
+    pub outcome: Option<TurnOutcome>,
+    /// Its messages after the prompt (the prompt is the call's argument),
+    /// each assistant message with its cards, and theirs nested the same way.
+    pub messages: Vec<ChatMessage>,
+}
+
+/// Why an answer is incomplete: the person stopped it, or the connection to
+/// the model broke (with the error). Stored with the message, so it reads the
+/// same after a later retry clears the session's errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "by", rename_all = "camelCase")]
+pub enum IncompleteCause {
+    /// The person pressed Stop while it streamed.
+    Stopped,
+    /// The stream broke; `error` is the provider's error.
+    Cut { error: String },
 }
 
 /// The before/after of a file write shown on its approval card.
@@ -108,6 +144,10 @@ pub struct ChatMessage {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub incomplete: bool,
+    /// Why it is incomplete (set whenever `incomplete` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub incomplete_cause: Option<IncompleteCause>,
     /// Why the turn this message ended failed (kept with the last message the
     /// turn stored: the person's own message when nothing else was). The UI
     /// shows it with Retry (`retry_turn`) on the last message.
@@ -338,6 +378,8 @@ pub enum SessionEvent {
         #[ts(type = "number")]
         message_id: i64,
         reason: String,
+        /// Whether the person stopped it or the connection cut it.
+        cause: IncompleteCause,
     },
     /// An event of a sub-agent (a sync `execute_task`), to be nested under
     /// the card of the call that started it (`parent_call_id`). Its own

@@ -9,8 +9,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 use skald_core_api::{ContentBlock, ToolDescriptionLength, ToolOutput};
 use skald_llm::{Message, ReasoningPart, ToolCall};
-use skald_protocol::{ChatMessage, ChatRole, ToolCallView, UsageView, WritePreview};
-use skald_store::{AssistantExtras, MessageRow, MessageUsage, Role, ToolCallRow};
+use skald_protocol::{
+    ChatMessage, ChatRole, IncompleteCause, ToolCallView, UsageView, WritePreview,
+};
+use skald_store::{AssistantExtras, Incomplete, MessageRow, MessageUsage, Role, ToolCallRow};
 use skald_tools::CallLabels;
 
 use crate::images::{FitCache, Fitted, ImagePolicy, RECENT_TURNS};
@@ -54,7 +56,7 @@ pub(crate) fn extras_of(
             reasoning_tokens: n(u.reasoning_tokens),
             cost_usd: u.cost_usd,
         }),
-        incomplete: false,
+        incomplete: None,
         model: None,
     }
 }
@@ -212,12 +214,17 @@ pub(crate) fn to_messages_awaiting(
                         tool_message(&c.id, content, b, at >= recent_from, policy, cache)
                     })
                     .collect();
-                // A cut answer goes back marked as such, never as finished.
-                // A failed turn leaves its error on it; a stopped one none.
-                let content = match (r.extras.incomplete, &r.error) {
-                    (false, _) => r.content.clone(),
-                    (true, Some(_)) => format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER),
-                    (true, None) => format!("{}\n\n{}", r.content, notes::STOPPED_ANSWER),
+                // A cut answer goes back marked as such, never as finished,
+                // saying who cut it (stored with it: a retry's cleared
+                // errors do not change it).
+                let content = match &r.extras.incomplete {
+                    None => r.content.clone(),
+                    Some(Incomplete::Cut(_)) => {
+                        format!("{}\n\n{}", r.content, notes::INCOMPLETE_ANSWER)
+                    }
+                    Some(Incomplete::Stopped) => {
+                        format!("{}\n\n{}", r.content, notes::STOPPED_ANSWER)
+                    }
                 };
                 out.push(Message::Assistant {
                     content,
@@ -282,6 +289,17 @@ pub(crate) fn view(
         blocks: Vec::new(),
         decision_reason: None,
         write_preview: None,
+        sub_agent: None,
+    }
+}
+
+/// Why an answer is incomplete, as the UI reads it.
+pub(crate) fn cause_view(i: &Incomplete) -> IncompleteCause {
+    match i {
+        Incomplete::Stopped => IncompleteCause::Stopped,
+        Incomplete::Cut(error) => IncompleteCause::Cut {
+            error: error.clone(),
+        },
     }
 }
 
@@ -327,7 +345,8 @@ pub(crate) fn chat_messages(
                 reasoning: Some(skald_llm::reasoning_text(&reasoning_of(r)))
                     .filter(|t| !t.is_empty()),
                 usage: r.extras.usage.as_ref().map(usage_view),
-                incomplete: r.extras.incomplete,
+                incomplete: r.extras.incomplete.is_some(),
+                incomplete_cause: r.extras.incomplete.as_ref().map(cause_view),
                 error: r.error.clone(),
                 summary: None,
                 model: r.extras.model.as_ref().map(|m| m.model.clone()),
@@ -361,6 +380,7 @@ pub(crate) fn with_dividers(
                 reasoning: None,
                 usage: None,
                 incomplete: false,
+                incomplete_cause: None,
                 error: None,
                 summary: Some(view),
                 model: None,

@@ -39,6 +39,7 @@ pub mod services;
 mod sessions;
 mod subagent;
 pub mod tasks;
+mod transcript;
 mod turn;
 
 pub use activate::{

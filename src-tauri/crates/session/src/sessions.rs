@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use skald_protocol::{ChatMessage, SessionSearchHit, SessionSummary};
 use skald_store::{FrameStatus, NewSession, NewStackFrame, SessionRow, StackFrameRow, Store};
 
-use crate::assemble::chat_messages;
 use crate::error::SessionError;
 use crate::handler::{ChatSessionHandler, SessionParams};
+use crate::transcript::{Rows, transcript};
 use skald_tools::fs::with_display_base;
 
 impl ChatSessionHandler {
@@ -138,40 +138,30 @@ impl ChatSessionHandler {
         Ok(self.inner.store.sessions().delete(session_id).await?)
     }
 
-    /// The session's messages, each assistant message with its tool cards.
+    /// The session's messages, each assistant message with its tool cards,
+    /// and under a card that started a sub-agent, that sub-agent's own
+    /// messages and cards (at every depth), as they showed live.
     pub async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, SessionError> {
         let session = self.session_row(session_id).await?;
         let store = &self.inner.store;
-        // The root agent's conversation; sub-agents' messages belong under
-        // the cards of the calls that started them.
         let root = root_frame(store, &session).await?;
-        let rows: Vec<_> = store
-            .history()
-            .list_for_session(session_id)
-            .await?
-            .into_iter()
-            .filter(|m| m.stack_id.is_none_or(|s| s == root.id))
-            .collect();
+        let frames = store.stack().list_for_session(session_id).await?;
+        let messages = store.history().list_for_session(session_id).await?;
         let calls = store.tool_calls().list_for_session(session_id).await?;
+        let summaries = store.summaries().list_for_session(session_id).await?;
         let base = session_workdir(&session).ok();
-        // The session's tools label its cards (an InterfaceTool's own
-        // describe), as they did live.
-        let labels = self.inner.toolset(
-            &session,
-            0,
-            0,
-            &session.agent_id,
-            base.as_deref().unwrap_or_else(|| std::path::Path::new("/")),
-        );
-        let summaries: Vec<_> = store
-            .summaries()
-            .list_for_session(session_id)
-            .await?
-            .into_iter()
-            .filter(|s| s.stack_id.is_none_or(|f| f == root.id))
-            .collect();
-        let messages = with_display_base(base.as_deref(), || chat_messages(&labels, &rows, &calls));
-        Ok(crate::assemble::with_dividers(messages, &summaries))
+        let rows = Rows {
+            session: &session,
+            root: &root,
+            frames: &frames,
+            messages,
+            calls: &calls,
+            summaries: &summaries,
+            workdir: base.as_deref().unwrap_or_else(|| Path::new("/")),
+        };
+        Ok(with_display_base(base.as_deref(), || {
+            transcript(&self.inner, rows)
+        }))
     }
 }
 

@@ -541,8 +541,16 @@ async fn final_answer(t: &Turn<'_>, frame_id: i64) -> Result<String, SessionErro
         .unwrap_or_else(|| "(the sub-agent finished without an answer)".to_string()))
 }
 
+/// The separator between why a sub-agent failed and its last output.
+const LAST_OUTPUT: &str = ". Its last output:\n";
+
 fn partial_note(what: &str, partial: &str) -> String {
-    format!("{what}. Its last output:\n{partial}")
+    format!("{what}{LAST_OUTPUT}{partial}")
+}
+
+/// Why a sub-agent failed, from its call's result ([`partial_note`]).
+pub(crate) fn failure_of(result: &str) -> &str {
+    result.split(LAST_OUTPUT).next().unwrap_or(result)
 }
 
 /// The frame's tools as [`Inner::toolset`](crate::handler::Inner) builds

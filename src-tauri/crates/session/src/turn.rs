@@ -16,7 +16,9 @@ use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
 };
 use skald_protocol::{SessionEvent, TurnOutcome};
-use skald_store::{AssistantExtras, MessageRow, ModelRef, NewMessage, Role, SessionRow};
+use skald_store::{
+    AssistantExtras, Incomplete, MessageRow, ModelRef, NewMessage, Role, SessionRow,
+};
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
@@ -132,11 +134,11 @@ pub(crate) async fn run_rounds(
             // next request says it was cut (by Stop or by the connection),
             // never passes it off as a finished answer.
             Streamed::Cancelled(partial) => {
-                keep_incomplete(t, &partial, STOPPED).await?;
+                keep_incomplete(t, &partial, Incomplete::Stopped).await?;
                 return Ok(TurnOutcome::Cancelled);
             }
             Streamed::Failed(e, partial) => {
-                keep_incomplete(t, &partial, &e.to_string()).await?;
+                keep_incomplete(t, &partial, Incomplete::Cut(e.to_string())).await?;
                 return Ok(TurnOutcome::Failed {
                     message: e.to_string(),
                 });
@@ -423,21 +425,29 @@ const STOPPED: &str = "stopped by the user";
 
 /// Stores the text a response got to before it ended early, flagged
 /// incomplete, and says so (`MessageIncomplete`). Nothing streamed: nothing kept.
+/// Why (stopped or cut) is stored with it, apart from the turn's error,
+/// which a later retry clears.
 async fn keep_incomplete(
     t: &Turn<'_>,
     partial: &AssistantResponse,
-    reason: &str,
+    why: Incomplete,
 ) -> Result<(), SessionError> {
     if partial.text.is_empty() {
         return Ok(());
     }
+    let reason = match &why {
+        Incomplete::Stopped => STOPPED.to_string(),
+        Incomplete::Cut(error) => error.clone(),
+    };
+    let cause = crate::assemble::cause_view(&why);
     let mut extras = extras_of(&partial.reasoning_to_keep(), partial.usage);
-    extras.incomplete = true;
+    extras.incomplete = Some(why);
     let id = store_assistant(t, &partial.text, &[], &extras).await?;
     t.emit(SessionEvent::MessageIncomplete {
         session_id: t.session_id().to_string(),
         message_id: id,
-        reason: reason.to_string(),
+        reason,
+        cause,
     });
     Ok(())
 }

@@ -32,7 +32,9 @@ pub use repo::clarifications::{
     ClarificationRow, ClarificationsRepo, ElicitationRequest, NewClarification,
 };
 pub use repo::grants::GrantsRepo;
-pub use repo::history::{AssistantExtras, HistoryRepo, MessageRow, MessageUsage, NewMessage, Role};
+pub use repo::history::{
+    AssistantExtras, HistoryRepo, Incomplete, MessageRow, MessageUsage, NewMessage, Role,
+};
 pub use repo::jobs::{
     JobExtras, JobKind, JobRow, JobRunRow, JobRunStatus, JobsRepo, NewJob, RunTrigger,
 };

@@ -118,6 +118,29 @@ fn regenerate_then_edit_print_their_answers_and_send_the_cut_history() {
 }
 
 #[test]
+fn edit_with_no_provider_keeps_the_new_text_and_retry_sends_it_later() {
+    let (_dir, data, work) = setup();
+    let mock =
+        MockServer::start([sse_text("First answer."), sse_text("Answer to the fix.")]).unwrap();
+    let sid = one_turn(&data, &mock, &work);
+
+    // No provider in the environment: the edit says so and exits 2 …
+    let out = command(&data)
+        .args(["edit", &sid, "Second"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no LLM provider"), "{}", stderr(&out));
+    assert_eq!(mock.bodies().len(), 1, "nothing was asked");
+
+    // … but the new text replaced the old message, and Retry sends it.
+    let out = run(&data, &mock, &["retry", &sid]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Answer to the fix.\n");
+    assert_eq!(said(&mock.bodies()[1]), [pair("user", "Second")]);
+}
+
+#[test]
 fn retry_runs_a_failed_turn_again_and_says_when_there_is_nothing_to_retry() {
     let (_dir, data, work) = setup();
     let mock = MockServer::start([

@@ -76,7 +76,10 @@ impl ChatSessionHandler {
             ));
         }
         let drop_after = match last {
-            r if r.role == Role::Assistant && r.extras.incomplete && r.tool_calls.is_none() => {
+            r if r.role == Role::Assistant
+                && r.extras.incomplete.is_some()
+                && r.tool_calls.is_none() =>
+            {
                 rows.iter().rev().nth(1).map(|r| r.id)
             }
             _ => None,
@@ -120,13 +123,31 @@ impl ChatSessionHandler {
                 "nothing to edit: no message was sent yet".into(),
             ));
         };
-        let prepared = self.prepare(session_id, None).await?;
+        let prepared = self.prepare(session_id, None).await;
         let store = &self.inner.store;
-        store
-            .history()
-            .truncate_after(session_id, user.id.saturating_sub(1))
-            .await?;
-        store.history().clear_errors(session_id).await?;
+        // With no usable provider the edited text still replaces the old
+        // message, kept unsent with why (as a send keeps it), so Retry sends
+        // it once a provider is set up; other refusals cut nothing.
+        let cut = match &prepared {
+            Ok(_) | Err(SessionError::NoProvider(_) | SessionError::Llm(_)) => true,
+            Err(_) => false,
+        };
+        if cut {
+            store
+                .history()
+                .truncate_after(session_id, user.id.saturating_sub(1))
+                .await?;
+            store.history().clear_errors(session_id).await?;
+        }
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                if cut {
+                    self.keep_unsent(session_id, text, &e).await;
+                }
+                return Err(e);
+            }
+        };
         let turn = self.turn(&prepared, &sink);
         turn.emit(SessionEvent::TurnStarted {
             session_id: session_id.to_string(),

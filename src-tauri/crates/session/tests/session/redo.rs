@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use skald_llm::{LlmError, Message, ScriptedTurn, StreamEvent};
-use skald_protocol::{ChatRole, SessionEvent, TurnOutcome};
+use skald_protocol::{ChatRole, IncompleteCause, SessionEvent, TurnOutcome};
 use skald_session::{
     ChatSessionHandler, DefaultProviderResolver, RecordingSink, SessionError, SessionParams, notes,
 };
@@ -84,6 +84,54 @@ async fn a_stream_cut_mid_way_is_kept_incomplete_and_not_sent_back_as_finished()
     assert_eq!(sent.len(), 1);
     assert!(sent[0].starts_with("The answer is"), "{sent:?}");
     assert!(sent[0].contains(notes::INCOMPLETE_ANSWER), "{sent:?}");
+}
+
+/// Why an answer is incomplete is stored with it: a later retry, which
+/// clears the session's errors, never turns an older cut answer into one
+/// the person stopped (for the model or for the chat).
+#[tokio::test]
+async fn a_cut_answer_stays_cut_after_a_later_retry_clears_the_errors() {
+    let e = env([
+        ScriptedTurn::new().text("The answer is").error(broken()),
+        ScriptedTurn::new().error(broken()),
+        ScriptedTurn::text_reply("Sorry, 42."),
+    ])
+    .await;
+    let sid = e.session().await;
+    let sink = RecordingSink::new();
+    for text in ["What is it?", "Go on"] {
+        let outcome = e.handler.send_message(&sid, text, &sink).await.unwrap();
+        assert!(matches!(outcome, TurnOutcome::Failed { .. }), "{outcome:?}");
+    }
+    assert!(has_event(&sink, |ev| matches!(
+        ev,
+        SessionEvent::MessageIncomplete { cause: IncompleteCause::Cut { error }, .. }
+            if error.contains("connection reset")
+    )));
+    let outcome = e
+        .handler
+        .retry_turn(&sid, RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    // The retry's request says the old answer was cut by the connection.
+    let sent = assistants(&e.request(2));
+    assert!(sent[0].starts_with("The answer is"), "{sent:?}");
+    assert!(sent[0].contains(notes::INCOMPLETE_ANSWER), "{sent:?}");
+    assert!(!sent[0].contains(notes::STOPPED_ANSWER), "{sent:?}");
+    // The history still says so, though its error is cleared.
+    let history = e.handler.history(&sid).await.unwrap();
+    let cut = history
+        .iter()
+        .find(|m| m.content == "The answer is")
+        .unwrap();
+    assert!(cut.error.is_none());
+    assert!(cut.incomplete);
+    assert!(
+        matches!(&cut.incomplete_cause, Some(IncompleteCause::Cut { error }) if error.contains("connection reset")),
+        "{:?}",
+        cut.incomplete_cause
+    );
 }
 
 #[tokio::test]
@@ -257,21 +305,68 @@ async fn edit_replaces_the_last_message_and_what_followed() {
     assert_eq!(contents, ["First", "One.", "Second", "Answer to the fix."]);
 }
 
-#[tokio::test]
-async fn a_message_sent_with_no_provider_is_kept_and_sent_by_retry_once_there_is_one() {
-    let e = env([ScriptedTurn::text_reply("Now I can answer.")]).await;
+/// A handler on `e`'s store that finds no provider at all (no environment,
+/// no stored provider, no Ollama).
+fn without_provider(e: &Env) -> ChatSessionHandler {
     let nothing = DefaultProviderResolver::with_env(
         e.store.clone(),
         skald_llm::ProviderConfig::from_lookup(|_| None),
     )
     .with_ollama_probe(Some("http://127.0.0.1:9".into()));
     let agents = e.dir.path().canonicalize().unwrap().join("agents");
-    let without = ChatSessionHandler::new(
+    ChatSessionHandler::new(
         e.store.clone(),
         Arc::new(builtin_registry(&BuiltinDeps::default())),
         Arc::new(nothing),
         agents,
+    )
+}
+
+#[tokio::test]
+async fn an_edit_with_no_provider_keeps_the_edited_text_unsent_for_retry() {
+    let e = env([
+        ScriptedTurn::text_reply("Answer to the typo."),
+        ScriptedTurn::text_reply("Answer to the fix."),
+    ])
+    .await;
+    let sid = e.session().await;
+    e.handler
+        .send_message(&sid, "Secnod", &RecordingSink::new())
+        .await
+        .unwrap();
+    let err = without_provider(&e)
+        .edit_last_message(&sid, "Second", RecordingSink::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, SessionError::NoProvider(_)), "{err}");
+    // The edited text replaced the old message and its answer, kept unsent
+    // with why.
+    let history = e.handler.history(&sid).await.unwrap();
+    let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(texts, ["Second"]);
+    assert_eq!(history[0].role, ChatRole::User);
+    assert!(
+        history[0]
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("no LLM provider")),
+        "{:?}",
+        history[0].error
     );
+    // Once there is a provider, Retry sends the edited text.
+    let outcome = e
+        .handler
+        .retry_turn(&sid, RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    assert_eq!(users(&e.request(1)), ["Second"]);
+}
+
+#[tokio::test]
+async fn a_message_sent_with_no_provider_is_kept_and_sent_by_retry_once_there_is_one() {
+    let e = env([ScriptedTurn::text_reply("Now I can answer.")]).await;
+    let without = without_provider(&e);
     let sid = without
         .create_session(SessionParams {
             working_dir: Some(e.workdir.clone()),

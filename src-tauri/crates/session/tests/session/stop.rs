@@ -57,6 +57,10 @@ async fn stop_during_the_llm_call_drops_it_and_the_next_message_works() {
     let answer = history.last().unwrap();
     assert!(answer.incomplete, "a stopped answer is incomplete");
     assert!(answer.error.is_none(), "a stop is no failure");
+    assert_eq!(
+        answer.incomplete_cause,
+        Some(skald_protocol::IncompleteCause::Stopped)
+    );
     assert!(has_event(&sink, |ev| matches!(
         ev,
         SessionEvent::MessageIncomplete { message_id, reason, .. }

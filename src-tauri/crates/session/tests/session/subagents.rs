@@ -224,6 +224,92 @@ async fn a_sync_task_runs_the_sub_agent_with_its_own_prompt_and_tools_and_return
     );
 }
 
+/// After the turn, the history holds each sub-agent's own messages and
+/// cards under the call that started it, at every depth, as they showed
+/// live (the chat rebuilds its nested cards from it after a reload).
+#[tokio::test]
+async fn the_history_nests_each_sub_agents_calls_under_the_call_that_started_it() {
+    let e = env(
+        &[("worker", "task"), ("helper", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    delegate(&[task("c1", "worker", "Count the files.")]),
+                    answer("The worker says 3."),
+                ],
+            ),
+            (
+                "worker",
+                vec![
+                    ScriptedTurn::new()
+                        .text("Listing.")
+                        .tool_call(0, "w1", "list_files", "{}")
+                        .done(StopReason::ToolUse),
+                    delegate(&[task("w2", "helper", "Check the count.")]),
+                    answer("There are 3 files."),
+                ],
+            ),
+            ("helper", vec![answer("Checked: 3.")]),
+        ],
+    )
+    .await;
+    let sid = e.session().await;
+    let outcome = e
+        .handler
+        .send_message(&sid, "How many files?", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+
+    let history = e.handler.history(&sid).await.unwrap();
+    let c1 = history
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .find(|c| c.id == "c1")
+        .expect("the delegation's card");
+    let worker = c1.sub_agent.as_deref().expect("the worker under c1");
+    assert_eq!((worker.agent_id.as_str(), worker.depth), ("worker", 1));
+    assert_eq!(worker.outcome, Some(TurnOutcome::Completed));
+    // Its messages after the prompt (which is c1's argument), with its cards.
+    let texts: Vec<&str> = worker.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(!texts.contains(&"Count the files."), "{texts:?}");
+    assert_eq!(texts.first(), Some(&"Listing."));
+    assert_eq!(texts.last(), Some(&"There are 3 files."));
+    let cards: Vec<(&str, &str)> = worker
+        .messages
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .map(|c| (c.id.as_str(), c.name.as_str()))
+        .collect();
+    assert_eq!(cards, [("w1", "list_files"), ("w2", "execute_task")]);
+    let w1 = worker.messages[0].tool_calls.first().unwrap();
+    assert_eq!(w1.status, skald_store::ToolCallStatus::Done);
+    assert!(w1.sub_agent.is_none());
+    // The worker's own delegation holds the helper, one level deeper.
+    let w2 = worker
+        .messages
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .find(|c| c.id == "w2")
+        .unwrap();
+    let helper = w2.sub_agent.as_deref().expect("the helper under w2");
+    assert_eq!((helper.agent_id.as_str(), helper.depth), ("helper", 2));
+    let helper_texts: Vec<&str> = helper.messages.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(helper_texts, ["Checked: 3."]);
+    // The root conversation itself is unchanged: no sub-agent message in it.
+    let root: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        root,
+        [
+            "How many files?",
+            "",
+            "There are 3 files.",
+            "The worker says 3."
+        ]
+    );
+}
+
 #[tokio::test]
 async fn four_parallel_sync_tasks_run_at_once_and_keep_call_order() {
     let ids = ["w1", "w2", "w3", "w4", "w5"];

@@ -90,10 +90,20 @@ pub struct AssistantExtras {
     pub reasoning: Option<Value>,
     /// The request's usage, if the provider reported it.
     pub usage: Option<MessageUsage>,
-    /// Its stream was cut before the provider finished it.
-    pub incomplete: bool,
+    /// Its stream ended before the provider finished it, and why.
+    pub incomplete: Option<Incomplete>,
     /// The provider and model that wrote it.
     pub model: Option<ModelRef>,
+}
+
+/// Why an answer is incomplete (`chat_history.incomplete_cause`), written
+/// once when it is kept and never cleared, unlike the turn's `error`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incomplete {
+    /// The person stopped it.
+    Stopped,
+    /// The connection to the model broke; the provider's error.
+    Cut(String),
 }
 
 /// A stored message.
@@ -135,12 +145,29 @@ impl<'r> FromRow<'r, SqliteRow> for MessageRow {
             extras: AssistantExtras {
                 reasoning: json_column(row, "reasoning")?,
                 usage: usage_columns(row)?,
-                incomplete: row.try_get::<i64, _>("incomplete")? != 0,
+                incomplete: incomplete_columns(row)?,
                 model: answer_model(row)?,
             },
             error: row.try_get("error")?,
         })
     }
+}
+
+fn incomplete_columns(row: &SqliteRow) -> Result<Option<Incomplete>, sqlx::Error> {
+    if row.try_get::<i64, _>("incomplete")? == 0 {
+        return Ok(None);
+    }
+    let cause: Option<String> = row.try_get("incomplete_cause")?;
+    let detail: Option<String> = row.try_get("incomplete_detail")?;
+    Ok(Some(match cause.as_deref() {
+        Some("cut") => Incomplete::Cut(detail.unwrap_or_default()),
+        Some(_) => Incomplete::Stopped,
+        // Written by a writer that predates the cause: its error tells.
+        None => match row.try_get::<Option<String>, _>("error")? {
+            Some(e) => Incomplete::Cut(e),
+            None => Incomplete::Stopped,
+        },
+    }))
 }
 
 fn answer_model(row: &SqliteRow) -> Result<Option<ModelRef>, sqlx::Error> {
@@ -199,8 +226,9 @@ impl HistoryRepo {
             "INSERT INTO chat_history
                (session_id, stack_id, role, content, tool_calls, tool_call_id, created_at,
                 reasoning, input_tokens, output_tokens, cache_read_tokens,
-                cache_write_tokens, reasoning_tokens, cost_usd, incomplete, model, model_provider)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                cache_write_tokens, reasoning_tokens, cost_usd, incomplete, incomplete_cause,
+                incomplete_detail, model, model_provider)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(&new.session_id)
         .bind(new.stack_id)
@@ -216,7 +244,15 @@ impl HistoryRepo {
         .bind(usage.map(|u| u.cache_write_tokens))
         .bind(usage.map(|u| u.reasoning_tokens))
         .bind(usage.and_then(|u| u.cost_usd))
-        .bind(i64::from(extras.incomplete))
+        .bind(i64::from(extras.incomplete.is_some()))
+        .bind(extras.incomplete.as_ref().map(|i| match i {
+            Incomplete::Stopped => "stopped",
+            Incomplete::Cut(_) => "cut",
+        }))
+        .bind(extras.incomplete.as_ref().and_then(|i| match i {
+            Incomplete::Stopped => None,
+            Incomplete::Cut(e) => Some(e.as_str()),
+        }))
         .bind(extras.model.as_ref().map(|m| m.model.as_str()))
         .bind(extras.model.as_ref().map(|m| m.provider.as_str()))
         .fetch_all(&self.pool)
@@ -323,7 +359,8 @@ impl HistoryRepo {
         expect_one(done.rows_affected(), "message", id)
     }
 
-    /// Clears every recorded turn error of a session (a retry starts).
+    /// Clears every recorded turn error of a session (a retry starts); why
+    /// an answer is incomplete stays.
     pub async fn clear_errors(&self, session_id: &str) -> Result<u64> {
         let done = sqlx::query(
             "UPDATE chat_history SET error = NULL WHERE session_id = ? AND error IS NOT NULL",

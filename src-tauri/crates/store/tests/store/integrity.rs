@@ -218,29 +218,38 @@ async fn a_locked_database_is_refused_at_open_as_locked() {
     holder.close().await;
 }
 
+/// A database in `data_dir` as an older build left it: only the migrations
+/// whose file names sort before `first_missing` applied.
+async fn migrated_before(data_dir: &Path, first_missing: &str) -> sqlx::SqliteConnection {
+    use sqlx::ConnectOptions;
+    let old = tempfile::tempdir().unwrap();
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+    for f in std::fs::read_dir(migrations).unwrap() {
+        let f = f.unwrap();
+        let name = f.file_name().into_string().unwrap();
+        if name.as_str() < first_missing {
+            std::fs::copy(f.path(), old.path().join(&name)).unwrap();
+        }
+    }
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(data_dir.join(DB_FILE_NAME))
+        .create_if_missing(true)
+        .connect()
+        .await
+        .unwrap();
+    let migrator = sqlx::migrate::Migrator::new(old.path()).await.unwrap();
+    migrator.run(&mut conn).await.unwrap();
+    conn
+}
+
 /// A database written by the old racing first starts (every seeded rule
 /// twice) keeps one copy of each after the migration; rules a person wrote
 /// twice are theirs and stay.
 #[tokio::test]
 async fn duplicated_seeded_rules_from_old_builds_are_removed_once() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(DB_FILE_NAME);
-    let v1 = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/0001_init.sql"),
-        v1.path().join("0001_init.sql"),
-    )
-    .unwrap();
     {
-        use sqlx::ConnectOptions;
-        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .connect()
-            .await
-            .unwrap();
-        let migrator = sqlx::migrate::Migrator::new(v1.path()).await.unwrap();
-        migrator.run(&mut conn).await.unwrap();
+        let mut conn = migrated_before(dir.path(), "0002").await;
         for (tool, note) in [
             (
                 "execute_cmd",
@@ -286,5 +295,48 @@ async fn duplicated_seeded_rules_from_old_builds_are_removed_once() {
         ["execute_cmd", "mine", "mine", "restart"],
         "{tools:?}"
     );
+    store.close().await;
+}
+
+/// Answers kept incomplete before the cause had its column take it from
+/// the error they still carry (a cut stream's); one without reads stopped.
+#[tokio::test]
+async fn incomplete_answers_from_before_migration_15_get_their_cause_from_their_error() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut conn = migrated_before(dir.path(), "0015").await;
+        sqlx::query(
+            "INSERT INTO chat_sessions (id, agent_id, created_at, updated_at)
+             VALUES ('s', 'main', 0, 0)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        for (id, error) in [(1, Some("connection reset")), (2, None)] {
+            sqlx::query(
+                "INSERT INTO chat_history (id, session_id, role, content, created_at, incomplete, error)
+                 VALUES (?, 's', 'assistant', 'Half', 0, 1, ?)",
+            )
+            .bind(id)
+            .bind(error)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        sqlx::Connection::close(conn).await.unwrap();
+    }
+    let store = Store::open(dir.path()).await.unwrap();
+    let history = store.history();
+    // The error cleared by a later retry: the cause stays.
+    history.clear_errors("s").await.unwrap();
+    let cause = |id| {
+        let history = history.clone();
+        async move { history.get(id).await.unwrap().unwrap().extras.incomplete }
+    };
+    assert_eq!(
+        cause(1).await,
+        Some(skald_store::Incomplete::Cut("connection reset".to_owned()))
+    );
+    assert_eq!(cause(2).await, Some(skald_store::Incomplete::Stopped));
     store.close().await;
 }

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 use skald_store::{
-    AssistantExtras, FrameStatus, MessageUsage, ModelRef, NewKnownTool, NewMessage, NewSession,
-    NewStackFrame, NewSummary, NewToolCall, Role, StoreError, ToolCallStatus,
+    AssistantExtras, FrameStatus, Incomplete, MessageUsage, ModelRef, NewKnownTool, NewMessage,
+    NewSession, NewStackFrame, NewSummary, NewToolCall, Role, StoreError, ToolCallStatus,
 };
 
 use crate::common::{fresh, session};
@@ -246,7 +246,7 @@ async fn assistant_reasoning_and_usage_round_trip() {
             reasoning_tokens: 41,
             cost_usd: Some(0.001913),
         }),
-        incomplete: true,
+        incomplete: Some(Incomplete::Cut("connection reset".to_owned())),
         model: Some(ModelRef {
             provider: "openrouter".to_owned(),
             model: "qwen3-coder".to_owned(),
@@ -269,6 +269,55 @@ async fn assistant_reasoning_and_usage_round_trip() {
     // The column refuses what is not JSON.
     let bad = sqlx::query("UPDATE chat_history SET reasoning = '{nope' WHERE id = ?")
         .bind(stored.id)
+        .execute(store.pool())
+        .await;
+    assert!(bad.is_err(), "{bad:?}");
+}
+
+#[tokio::test]
+async fn why_an_answer_is_incomplete_outlives_clearing_the_errors() {
+    let (_dir, store) = fresh().await;
+    let s = session(&store, "s").await;
+    let repo = store.history();
+    let answer = |text: &str| NewMessage {
+        session_id: s.id.clone(),
+        stack_id: None,
+        role: Role::Assistant,
+        content: text.to_owned(),
+        tool_calls: None,
+        tool_call_id: None,
+    };
+    let kept = |why: Incomplete| AssistantExtras {
+        incomplete: Some(why),
+        ..AssistantExtras::default()
+    };
+    let cut = repo
+        .append_with(
+            &answer("The answer is"),
+            &kept(Incomplete::Cut("connection reset".to_owned())),
+        )
+        .await
+        .unwrap();
+    repo.set_error(cut.id, Some("connection reset"))
+        .await
+        .unwrap();
+    let stopped = repo
+        .append_with(&answer("Well"), &kept(Incomplete::Stopped))
+        .await
+        .unwrap();
+    // A retry clears the session's errors; the cut answer still reads as cut.
+    assert_eq!(repo.clear_errors(&s.id).await.unwrap(), 1);
+    let cut = repo.get(cut.id).await.unwrap().unwrap();
+    assert_eq!(cut.error, None);
+    assert_eq!(
+        cut.extras.incomplete,
+        Some(Incomplete::Cut("connection reset".to_owned()))
+    );
+    let stopped = repo.get(stopped.id).await.unwrap().unwrap();
+    assert_eq!(stopped.extras.incomplete, Some(Incomplete::Stopped));
+    // The column takes only the two causes.
+    let bad = sqlx::query("UPDATE chat_history SET incomplete_cause = 'tired' WHERE id = ?")
+        .bind(stopped.id)
         .execute(store.pool())
         .await;
     assert!(bad.is_err(), "{bad:?}");
