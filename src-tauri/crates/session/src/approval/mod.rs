@@ -71,6 +71,10 @@ struct Waiter {
 /// the module docs).
 pub const CONTEXT_TTL: Duration = Duration::from_secs(1);
 
+/// How long a call a rule or bypass let through while it waited still
+/// takes a person's late answer as delivered.
+const LET_THROUGH_KEPT: Duration = Duration::from_secs(60);
+
 struct Shared {
     store: Store,
     /// Sessions' canonicalised RunContexts, with when they were read.
@@ -86,6 +90,10 @@ struct Shared {
     /// Bumped whenever what decides a call changed (a rule, a bypass, the
     /// RunContext): every call still waiting is decided again.
     policy: watch::Sender<u64>,
+    /// Calls a rule or bypass let through while they waited, with when: an
+    /// answer racing that decision ("always allow" saves its rule, then
+    /// approves) finds its call already on its way, not gone.
+    let_through: Mutex<HashMap<String, Instant>>,
 }
 
 impl Shared {
@@ -132,6 +140,7 @@ impl ApprovalManager {
                 bypasses: Mutex::new(HashMap::new()),
                 changes: watch::channel(0).0,
                 policy: watch::channel(0).0,
+                let_through: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -293,6 +302,9 @@ impl ApprovalManager {
                     // The person may have answered while this was decided:
                     // their answer stands.
                     if lock(&self.shared.waiters).remove(&call.tool_call_id).is_some() {
+                        let mut through = lock(&self.shared.let_through);
+                        through.retain(|_, at| at.elapsed() < LET_THROUGH_KEPT);
+                        through.insert(call.tool_call_id.clone(), Instant::now());
                         return verdict;
                     }
                     return (&mut rx).await.unwrap_or_else(|_| withdrawn());
@@ -365,7 +377,14 @@ impl ApprovalGate for ApprovalManager {
 
     fn answer(&self, tool_call_id: &str, verdict: Verdict) -> bool {
         let waiter = lock(&self.shared.waiters).remove(tool_call_id);
-        waiter.is_some_and(|w| w.tx.send(verdict).is_ok())
+        match waiter {
+            Some(w) => w.tx.send(verdict).is_ok(),
+            // Let through by a rule or bypass a moment ago: the live turn
+            // runs it already.
+            None => lock(&self.shared.let_through)
+                .remove(tool_call_id)
+                .is_some(),
+        }
     }
 
     fn is_waiting(&self, tool_call_id: &str) -> bool {

@@ -436,3 +436,53 @@ async fn a_large_write_a_bypass_allows_keeps_only_the_changed_lines_with_a_note(
         preview.note
     );
 }
+
+#[tokio::test]
+async fn always_allow_on_one_waiting_call_lets_through_the_others_its_rule_covers_and_no_more() {
+    let e = env([
+        calls(&[
+            write("w1", "a.txt", "a\n"),
+            (
+                "x1",
+                "execute_cmd",
+                serde_json::json!({"command": "echo hi > x.txt"}),
+            ),
+            write("w2", "b.txt", "b\n"),
+        ]),
+        ScriptedTurn::text_reply("done"),
+    ])
+    .await;
+    let (h, mgr) = gated(&e).await;
+    let sid = e.session().await;
+    let (turn, sink) = turn_until_n_asked(&h, &sid, 3).await;
+
+    // What the app's "Always allow…" does: save the rule, then approve.
+    let rule = mgr
+        .add_rule(&write_rule(
+            Some(format!("{}/*", e.workdir.display())),
+            RuleAction::Allow,
+            skald_approval::ALWAYS_ALLOW_PRIORITY,
+        ))
+        .await
+        .unwrap();
+    h.approve("w1", RecordingSink::new())
+        .await
+        .expect("the approval races the rule's own decision and still lands");
+    // w2 is a write_file in the same folder: the new rule lets it through.
+    wait_until("w2 allowed by the rule", || {
+        has_event(&sink, |ev| {
+            matches!(ev, SessionEvent::ToolAllowed { tool_call_id, reason, .. }
+                if tool_call_id == "w2" && reason.contains(&format!("rule {}", rule.id)))
+        })
+    })
+    .await;
+    // The command is no write_file: it still waits for the person.
+    assert_eq!(pending_ids(&h).await, ["x1"]);
+    assert!(!e.path("x.txt").exists());
+    h.reject("x1", None, RecordingSink::new()).await.unwrap();
+    assert_eq!(finish(turn).await, TurnOutcome::Completed);
+    assert_eq!(std::fs::read_to_string(e.path("a.txt")).unwrap(), "a\n");
+    assert_eq!(std::fs::read_to_string(e.path("b.txt")).unwrap(), "b\n");
+    assert!(!e.path("x.txt").exists());
+    assert_eq!(done_order(&sink), ["w1", "w2"]);
+}
