@@ -1,8 +1,10 @@
 // E2E: approvals in the real app. The model asks to write a file; the card
 // shows the diff; approving writes it. A second write is rejected with a note,
 // and the model's next request carries exactly that note. Then: two waiting
-// cards answered by keyboard (A, R), three approved with one click, and a
-// "Don't ask" bypass shown on the chat until "Ask again" ends it.
+// cards answered by keyboard (A, R), three approved with one click, a
+// "Don't ask" bypass shown on the chat until "Ask again" ends it, and two
+// writes of one message asked at once, approved with one click, their
+// diffs still on the cards after a reload.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +20,7 @@ if (!app || !shots) throw new Error("set SKALD_APP and SKALD_SCREENSHOTS");
 
 const workdir = mkdtempSync(join(tmpdir(), "skald-e2e-approve-"));
 writeFileSync(join(workdir, "hello.txt"), "old line\nkept line\n");
+writeFileSync(join(workdir, "two-a.txt"), "before\nsame\n");
 const dataDir = mkdtempSync(join(tmpdir(), "skald-e2e-data-"));
 
 let mock;
@@ -71,6 +74,9 @@ before(async () => {
     ["Wrote it without asking.", { finish_reason: "stop" }],
     writeCalls(["call_by2", "asked.txt", "asked\n"]),
     ["Wrote it after you approved.", { finish_reason: "stop" }],
+    // Two writes of one message: both asked at once.
+    ["Writing both.", ...writeCalls(["call_m1", "two-a.txt", "after\nsame\n"], ["call_m2", "two-b.txt", "brand new\n"])],
+    ["Both written.", { finish_reason: "stop" }],
   ], {
     routes: [
       ...[["KEYS-A", "call_k1", "keys-a.txt", "A\n"], ["KEYS-B", "call_k2", "keys-b.txt", "B\n"], ["ALL-1", "call_all1", "all-1.txt", "1\n"], ["ALL-2", "call_all2", "all-2.txt", "2\n"], ["ALL-3", "call_all3", "all-3.txt", "3\n"]].map(
@@ -208,6 +214,8 @@ test("a Don't-ask bypass shows on the chat with its time left; Ask again ends it
   await session.waitFor(turnEndedWith("Wrote it without asking."), { what: "the answer under the bypass", timeoutMs: 20_000 });
   assert.equal(readFileSync(join(workdir, "bypassed.txt"), "utf8"), "no question\n");
   assert.match(await session.execute("return document.querySelector('.tool-card[data-tool-call=call_by1] [data-testid=decision]')?.textContent ?? ''"), /bypass/);
+  // Nobody was asked, yet the card keeps the diff it made.
+  assert.match(await session.execute("return document.querySelector('.tool-card[data-tool-call=call_by1] [data-testid=write-diff]')?.textContent ?? ''"), /New file .*bypassed\.txt/);
 
   // Ask again: the bar goes, and the next write waits for the person.
   await session.click("[data-testid=end-bypass]");
@@ -218,4 +226,49 @@ test("a Don't-ask bypass shows on the chat with its time left; Ask again ends it
   await session.click("[data-testid=approval][data-tool-call=call_by2] [data-testid=approve]");
   await session.waitFor(turnEndedWith("Wrote it after you approved."), { what: "the answer after approval" });
   assert.equal(readFileSync(join(workdir, "asked.txt"), "utf8"), "asked\n");
+});
+
+const diffRows = (id) =>
+  `const d = document.querySelector('.tool-card[data-tool-call=${id}] [data-testid=write-diff] .diff'); return d ? Array.from(d.children).map(r => r.textContent) : null`;
+
+test("two writes of one message wait at once; Approve all runs both in order; their cards keep their diffs after a reload", async () => {
+  await send(session, "Write two files at once.");
+  const m1 = "[data-testid=approval][data-tool-call=call_m1]";
+  const m2 = "[data-testid=approval][data-tool-call=call_m2]";
+  // Both cards wait together, each with its diff, before either is answered.
+  await session.waitFor(`return !!document.querySelector('${m1} [data-testid=diff]') && !!document.querySelector('${m2} [data-testid=diff]')`, {
+    what: "both approval cards of one message",
+    timeoutMs: 20_000,
+  });
+  assert.match(await session.execute("return document.querySelector('[data-testid=approve-all-bar]')?.textContent ?? ''"), /2 calls wait/);
+  assert.equal(existsSync(join(workdir, "two-b.txt")), false, "nothing runs before an answer");
+  const badge = await session.waitFor("const b = document.getElementById('inbox-badge'); return b && !b.hidden && b.textContent === '2' ? b.textContent : null", {
+    what: "two calls in the Inbox badge",
+    timeoutMs: 5_000,
+  });
+  assert.equal(badge, "2");
+  await new Promise((r) => setTimeout(r, 500));
+  writeFileSync(join(shots, "approve-all-one-message.png"), await session.screenshot());
+
+  await session.click("[data-testid=approve-all]");
+  await session.waitFor(turnEndedWith("Both written."), { what: "the answer after approve all", timeoutMs: 20_000 });
+  assert.equal(readFileSync(join(workdir, "two-a.txt"), "utf8"), "after\nsame\n");
+  assert.equal(readFileSync(join(workdir, "two-b.txt"), "utf8"), "brand new\n");
+  // The model read both results, in its own order.
+  const last = mock.requests[mock.requests.length - 1].messages.filter((m) => m.role === "tool").slice(-2);
+  assert.deepEqual(last.map((m) => m.tool_call_id), ["call_m1", "call_m2"]);
+
+  // After a reload the cards come from history, diffs and all (the
+  // bypassed write's too, which nobody was asked about).
+  await session.execute("location.reload()");
+  await session.waitFor("return !!document.querySelector('.tool-card[data-tool-call=call_m2]')", { what: "the chat after a reload", timeoutMs: 20_000 });
+  assert.deepEqual(await session.waitFor(diffRows("call_m1"), { what: "the first card's diff" }), ["- before", "+ after", "  same"]);
+  assert.deepEqual(await session.execute(diffRows("call_m2")), ["+ brand new"]);
+  assert.deepEqual(await session.execute(diffRows("call_by1")), ["+ no question"]);
+  for (const id of ["call_m1", "call_m2"]) assert.equal(await session.execute(status(id)), "done");
+  await session.execute(
+    "for (const id of ['call_m1', 'call_m2']) { const c = document.querySelector(`.tool-card[data-tool-call=${id}]`); c.open = true; } document.querySelector('.tool-card[data-tool-call=call_m2]').scrollIntoView({ block: 'end' })",
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  writeFileSync(join(shots, "approve-all-diffs-after-reload.png"), await session.screenshot());
 });

@@ -49,7 +49,12 @@ oldContent: string | null,
  * The predicted content after the call; `None` when it could not be
  * predicted.
  */
-newContent: string | null, };
+newContent: string | null, 
+/**
+ * Why these are not the whole file (a large file's kept preview is cut
+ * to the changed lines); absent when they are.
+ */
+note?: string, };
 
 export type ToolCallView = { 
 /**
@@ -78,9 +83,10 @@ decisionReason: string | null,
  */
 presentation?: ToolPresentation, 
 /**
- * A file write the person approved (or rejected): the file before and
- * as the call would leave it, as the approval card showed them, so the
- * card keeps its diff once the call is answered.
+ * A file write that ran, or that the person rejected: the file before
+ * and as the call would leave it (as its approval card showed them, or
+ * as predicted when a rule or a bypass let it run), so the card keeps
+ * its diff once the call is answered.
  */
 writePreview?: WritePreview, 
 /**
@@ -310,7 +316,12 @@ outputBytes: number, message?: string, progress?: number, total?: number, } | { 
  * Why it was stopped, as the model reads it ("Cancelled: the user
  * stopped this call before it finished.").
  */
-reason: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
+reason: string, } | { "type": "toolRejected", sessionId: string, toolCallId: string, reason: string, } | { "type": "toolAllowed", sessionId: string, toolCallId: string, reason: string, 
+/**
+ * A write let through without asking: the diff it makes, for the
+ * card (one that asked showed it on its approval already).
+ */
+writePreview?: WritePreview, } | { "type": "approvalRequired", sessionId: string, request: ApprovalRequest, } | { "type": "openFile", sessionId: string, path: string, } | { "type": "usage", sessionId: string, inputTokens: number, outputTokens: number, costUsd: number | null, 
 /**
  * Prompt tokens read from the provider's cache (part of `input_tokens`).
  */

@@ -172,6 +172,22 @@ describe("approval events", () => {
     expect(view.approvals).toEqual({});
   });
 
+  it("a write a rule or a bypass let through brings its diff with it, and keeps it once done", () => {
+    let view = applyEvent(emptyView(), { type: "turnStarted", sessionId: "s" });
+    view = applyEvent(view, {
+      type: "toolStart",
+      sessionId: "s",
+      call: { id: "r1", name: "write_file", labelShort: "", labelFull: "", path: "/w/b.txt", arguments: {}, status: "running", result: null, decisionReason: null },
+    });
+    const writePreview = { oldContent: "a\n", newContent: "b\n", note: "Large file: only the changed lines are kept here, from line 1 (0 lines before the change unchanged)." };
+    view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "r1", reason: "allowed by rule 4: write_file", writePreview });
+    view = applyEvent(view, { type: "toolDone", sessionId: "s", toolCallId: "r1", result: "Wrote 2 bytes" });
+    const [done] = view.messages[0].toolCalls;
+    expect(done.writePreview).toEqual(writePreview);
+    expect(done.decisionReason).toBe("allowed by rule 4: write_file");
+    expect(done.status).toBe("done");
+  });
+
   it("a call allowed without an approval, or one that asked with no diff, gets none", () => {
     let view = start();
     view = applyEvent(view, { type: "toolAllowed", sessionId: "s", toolCallId: "c9", reason: "allowed by rule 3" });

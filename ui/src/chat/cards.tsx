@@ -147,12 +147,18 @@ export function ToolCard(p: ToolCardProps) {
             {plainReason(p.call.decisionReason, p.call.name)}
           </p>
         </Show>
-        {/* A write the person answered keeps the diff its approval showed. */}
+        {/* A write that ran (whatever allowed it) or was rejected keeps its
+            diff; a large file's is cut to the changed lines, and says so. */}
         <Show when={!(p.actions && p.request) && p.call.writePreview}>
           {(w) => (
             <div class="tool-write-diff" data-testid="write-diff">
               <div class="tool-section">Changes</div>
               {writeDiff(p.call.path ?? "", w().oldContent, w().newContent)}
+              <Show when={w().note}>
+                <p class="muted" data-testid="write-diff-note">
+                  {w().note}
+                </p>
+              </Show>
             </div>
           )}
         </Show>

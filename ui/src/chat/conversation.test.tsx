@@ -83,6 +83,16 @@ describe("tool cards", () => {
     expect(root.querySelector("[data-testid=write-diff]")).toBeNull();
   });
 
+  it("a kept diff cut to the changed lines of a large file says so under the diff", () => {
+    const note = "Large file: only the changed lines are kept here, from line 9997 (9996 lines before the change unchanged).";
+    const w: ToolCallView = { ...call, id: "w2", name: "write_file", path: "/w/big.txt", status: "done", result: "Wrote", writePreview: { oldContent: "x\n", newContent: "y\n", note } };
+    const card = toolCard(w, vi.fn());
+    expect(card.querySelector("[data-testid=write-diff-note]")!.textContent).toBe(note);
+    const whole = toolCard({ ...w, writePreview: { oldContent: "x\n", newContent: "y\n" } }, vi.fn());
+    expect(whole.querySelector("[data-testid=write-diff]")).not.toBeNull();
+    expect(whole.querySelector("[data-testid=write-diff-note]")).toBeNull();
+  });
+
   it("a stopped or rejected call says why outside its collapsed body", () => {
     const stopped = toolCard({ ...call, status: "cancelled", result: "Cancelled: the user stopped this call before it finished." }, vi.fn());
     expect(stopped.open).toBe(false);

@@ -91,8 +91,8 @@ function SubAgent(p: { agentId: string; view: ChatView; top: ChatView; h: ChatHa
 }
 
 /** The calls of `calls` that wait for the person, with those of the
- *  sub-agents they started (delegations run side by side, so theirs are the
- *  calls that wait at once; a message's own calls are asked one by one). */
+ *  sub-agents they started: a message's own calls that need the person are
+ *  asked all at once, and delegations run side by side. */
 export function waitingCalls(calls: ToolCallView[], top: ChatView): string[] {
   const out: string[] = [];
   for (const c of calls) {
@@ -118,7 +118,8 @@ function ApproveAll(p: { calls: ToolCallView[]; top: ChatView; actions?: Approva
           disabled={busy()}
           on:click={() => {
             setBusy(true);
-            // All at once: the turn goes on only when each is answered.
+            // All at once: the calls still run one by one in the model's
+            // order, each as soon as its turn comes.
             const ids = waiting();
             void Promise.allSettled(ids.map((id) => (p.actions as ApprovalActions).approve(id))).finally(() => setBusy(false));
           }}

@@ -289,9 +289,11 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       break;
     }
     case "toolAllowed": {
-      // Allowed by a rule, or approved by the person: it runs now.
+      // Allowed by a rule, or approved by the person: it runs now. A write
+      // nobody was asked about brings its diff with it.
       const c = findCall(view, event.toolCallId);
-      if (c) Object.assign(c, { status: "running", decisionReason: event.reason }, keptPreview(view, event.toolCallId));
+      const preview = event.writePreview ? { writePreview: event.writePreview } : keptPreview(view, event.toolCallId);
+      if (c) Object.assign(c, { status: "running", decisionReason: event.reason }, preview);
       delete view.approvals[event.toolCallId];
       break;
     }

@@ -94,6 +94,12 @@ fn ask_terminal(prompt: &str) -> Option<bool> {
     if !std::io::stdin().is_terminal() {
         return None;
     }
+    // The calls of one message are asked about together, each on its own
+    // thread: one question on the terminal at a time.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _asking = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     eprint!("{prompt}\napprove? [y/N] ");
     let _ = std::io::stderr().flush();
     let mut line = String::new();
@@ -244,7 +250,7 @@ pub async fn gate_tool_run(
                 new,
             );
             match answer_of(mode, &request) {
-                Verdict::Allow => Ok(()),
+                Verdict::Allow | Verdict::Allowed { .. } => Ok(()),
                 Verdict::Reject { .. } | Verdict::UserReject { .. } => Err(fail(
                     EXIT_REJECTED,
                     "rejected: User rejected this tool call.",

@@ -66,9 +66,10 @@ pub struct ToolCallView {
     #[serde(default, skip_serializing_if = "ToolPresentation::is_generic")]
     #[ts(as = "Option<ToolPresentation>", optional)]
     pub presentation: ToolPresentation,
-    /// A file write the person approved (or rejected): the file before and
-    /// as the call would leave it, as the approval card showed them, so the
-    /// card keeps its diff once the call is answered.
+    /// A file write that ran, or that the person rejected: the file before
+    /// and as the call would leave it (as its approval card showed them, or
+    /// as predicted when a rule or a bypass let it run), so the card keeps
+    /// its diff once the call is answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub write_preview: Option<WritePreview>,
@@ -119,6 +120,11 @@ pub struct WritePreview {
     /// The predicted content after the call; `None` when it could not be
     /// predicted.
     pub new_content: Option<String>,
+    /// Why these are not the whole file (a large file's kept preview is cut
+    /// to the changed lines); absent when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub note: Option<String>,
 }
 
 /// One history message with the tool calls it made.
@@ -313,6 +319,11 @@ pub enum SessionEvent {
         session_id: String,
         tool_call_id: String,
         reason: String,
+        /// A write let through without asking: the diff it makes, for the
+        /// card (one that asked showed it on its approval already).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        write_preview: Option<WritePreview>,
     },
     /// A call waits for a person's approval (the row is `pending`); answer
     /// with `approve` / `reject` and `request.toolCallId`.

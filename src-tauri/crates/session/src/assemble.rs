@@ -246,11 +246,12 @@ pub(crate) fn arguments_value(text: &str) -> Value {
 /// The card of a stored call.
 pub(crate) fn view_of(registry: &dyn CallLabels, row: &ToolCallRow) -> ToolCallView {
     let arguments = arguments_value(&row.arguments);
-    // Stored only when a write asked the person: its card keeps the diff.
+    // Stored for every write that ran or asked: its card keeps the diff.
     let write_preview =
         (row.old_preview.is_some() || row.new_preview.is_some()).then(|| WritePreview {
             old_content: row.old_preview.clone(),
             new_content: row.new_preview.clone(),
+            note: row.preview_note.clone(),
         });
     ToolCallView {
         decision_reason: row.decision_reason.clone(),

@@ -14,12 +14,12 @@ use skald_core_api::{
     ToolOutput, ToolProgress, drive_with_progress,
 };
 use skald_llm::ToolCall;
-use skald_protocol::SessionEvent;
+use skald_protocol::{SessionEvent, WritePreview};
 use skald_store::{NewMessage, NewToolCall, Role, ToolCallStatus};
 
 use crate::assemble::view;
 use crate::error::SessionError;
-use crate::gate::{CallTool, GateCall, GateDecision, Verdict};
+use crate::gate::{CallTool, GateCall, GateDecision, PendingApproval, Verdict};
 use crate::ids::new_tool_call_id;
 use crate::notes;
 use crate::turn::Turn;
@@ -42,7 +42,7 @@ pub(crate) enum Outcome {
 }
 
 /// A call's arguments, read for running.
-enum Args {
+pub(crate) enum Args {
     Ok(Value),
     Malformed(String),
 }
@@ -130,14 +130,25 @@ async fn run_calls_together_inner(
 
 /// A call whose row and card exist, about to be settled.
 pub(crate) struct Started {
-    id: String,
-    name: String,
+    pub id: String,
+    pub name: String,
     known: bool,
     args: Args,
 }
 
+impl Started {
+    /// The arguments the call runs with, when it can run at all (a known
+    /// tool, well-formed arguments).
+    pub fn runnable_args(&self) -> Option<&Value> {
+        match &self.args {
+            Args::Ok(v) if self.known => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// Inserts the call's row (effective arguments) and emits its card.
-async fn start_call(
+pub(crate) async fn start_call(
     t: &Turn<'_>,
     message_id: i64,
     call: &ToolCall,
@@ -167,7 +178,7 @@ async fn start_call(
 }
 
 /// How a started call ends (nothing recorded yet).
-async fn settle(
+pub(crate) async fn settle(
     t: &Turn<'_>,
     s: &Started,
     cancel: CancellationToken,
@@ -276,14 +287,52 @@ pub(crate) async fn execute(
     {
         return Ok(Outcome::Failed(e.to_string()));
     }
-    let repo = t.inner.store.tool_calls();
+    let gate_call = gate_call_of(t, id, name, args);
+    let decision = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
+        d = t.inner.gate.check(&gate_call) => d,
+    };
+    match decision {
+        GateDecision::Allow { reason } => {
+            let preview = keep_preview(t, &gate_call).await;
+            if let Some(reason) = reason {
+                emit_allowed(t, id, reason, preview);
+            }
+        }
+        GateDecision::Reject { reason } => {
+            t.inner
+                .store
+                .tool_calls()
+                .set_decision(id, Some(DECISION_REJECTED), Some(&reason))
+                .await?;
+            return Ok(Outcome::Rejected(reason));
+        }
+        GateDecision::Ask(pending) => {
+            let answer = ask(t, id, pending).await?;
+            let verdict = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
+                v = answer => v,
+            };
+            if let Some(outcome) = apply_verdict(t, id, verdict).await? {
+                return Ok(outcome);
+            }
+        }
+    }
+    execute_allowed(t, id, name, gate_call.arguments, cancel).await
+}
+
+/// What the gate is asked about a call, labelled by the round's tool.
+pub(crate) fn gate_call_of(t: &Turn<'_>, id: &str, name: &str, args: Value) -> GateCall {
+    let tools = &t.tools;
     let (label_short, label_full) = with_display_base(Some(t.workdir), || {
         (
             tools.describe_call(name, &args, ToolDescriptionLength::Short),
             tools.describe_call(name, &args, ToolDescriptionLength::Full),
         )
     });
-    let gate_call = GateCall {
+    GateCall {
         session_id: t.session_id().to_string(),
         agent_id: t.agent_id.to_string(),
         tool_call_id: id.to_string(),
@@ -298,68 +347,101 @@ pub(crate) async fn execute(
         arguments: args,
         working_dir: t.workdir.to_path_buf(),
         tool: tools.get(name).cloned().map(CallTool),
-    };
-    let decision = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
-        d = t.inner.gate.check(&gate_call) => d,
-    };
-    match decision {
-        GateDecision::Allow { reason } => {
-            if let Some(reason) = reason {
-                emit_allowed(t, id, reason);
-            }
-        }
-        GateDecision::Reject { reason } => {
-            repo.set_decision(id, Some(DECISION_REJECTED), Some(&reason))
-                .await?;
-            return Ok(Outcome::Rejected(reason));
-        }
-        GateDecision::Ask(pending) => {
-            let (answer, request) = pending.into_parts();
-            repo.set_status(id, ToolCallStatus::Pending).await?;
-            t.inner.gate.waiting_changed();
-            if let Some(request) = request {
-                t.emit(SessionEvent::ApprovalRequired {
-                    session_id: t.session_id().to_string(),
-                    request,
-                });
-            }
-            let verdict = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ok(Outcome::Cancelled(notes::CANCELLED)),
-                v = answer => v,
-            };
-            if let Some(outcome) = apply_verdict(t, id, verdict).await? {
-                return Ok(outcome);
-            }
-        }
     }
+}
+
+/// Puts a call the gate asks about before the person: the row `pending`,
+/// the watchers told, `ApprovalRequired` emitted. Returns the answer to wait for.
+pub(crate) async fn ask(
+    t: &Turn<'_>,
+    id: &str,
+    pending: PendingApproval,
+) -> Result<BoxFuture<'static, Verdict>, SessionError> {
+    let (answer, request) = pending.into_parts();
+    t.inner
+        .store
+        .tool_calls()
+        .set_status(id, ToolCallStatus::Pending)
+        .await?;
+    t.inner.gate.waiting_changed();
+    if let Some(request) = request {
+        t.emit(SessionEvent::ApprovalRequired {
+            session_id: t.session_id().to_string(),
+            request,
+        });
+    }
+    Ok(answer)
+}
+
+/// A write the gate let through without asking keeps the diff it makes on
+/// its card (bounded: a large file's is cut to the changed lines); a write
+/// that asked stored its whole preview for the person already. Returns
+/// what was kept, for the card.
+pub(crate) async fn keep_preview(t: &Turn<'_>, call: &GateCall) -> Option<WritePreview> {
+    let tool = call.tool.as_ref().filter(|_| call.traits.writes_files)?;
+    let p = skald_approval::predict_write(tool.0.as_ref(), &call.arguments)?;
+    if p.old.is_none() && p.new.is_none() {
+        return None;
+    }
+    let kept = skald_approval::kept_preview(p.old, p.new);
+    let repo = t.inner.store.tool_calls();
+    let id = &call.tool_call_id;
+    let stored = match repo
+        .set_previews(id, kept.old.as_deref(), kept.new.as_deref())
+        .await
+    {
+        Ok(()) if kept.note.is_some() => repo.set_preview_note(id, kept.note.as_deref()).await,
+        other => other,
+    };
+    if let Err(e) = stored {
+        tracing::warn!(error = %e, "cannot store the write previews");
+    }
+    Some(WritePreview {
+        old_content: kept.old,
+        new_content: kept.new,
+        note: kept.note,
+    })
+}
+
+/// Runs a call the gate let through, the way its tool declares.
+pub(crate) async fn execute_allowed(
+    t: &Turn<'_>,
+    id: &str,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+) -> Result<Outcome, SessionError> {
     // The tool declares how it runs: a sync sub-agent in a child frame of
     // this turn (its events, its Stop, its crash resume belong to the
     // session), a background task or cron job started with its id as the
     // result at once, or a bare execution.
-    match tools.route_of(name, &gate_call.arguments) {
+    match t.tools.route_of(name, &args) {
         CallRoute::SyncSubAgent => {
-            return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
+            return crate::subagent::run_sync(t, id, args, cancel).await;
         }
         CallRoute::BackgroundTask => {
-            return crate::tasks::start_from_call(t, id, gate_call.arguments).await;
+            return crate::tasks::start_from_call(t, id, args).await;
         }
         CallRoute::Execute => {}
     }
-    Ok(run_tool(t, id, name, gate_call.arguments, cancel).await)
+    Ok(run_tool(t, id, name, args, cancel).await)
 }
 
 /// The stored (and shown) reason of a call a person approved.
 const APPROVED_BY_USER: &str = "approved by the user";
 
 /// `ToolAllowed`: why the card's call may run.
-fn emit_allowed(t: &Turn<'_>, id: &str, reason: String) {
+pub(crate) fn emit_allowed(
+    t: &Turn<'_>,
+    id: &str,
+    reason: String,
+    write_preview: Option<WritePreview>,
+) {
     t.emit(SessionEvent::ToolAllowed {
         session_id: t.session_id().to_string(),
         tool_call_id: id.to_string(),
         reason,
+        write_preview,
     });
 }
 
@@ -381,7 +463,15 @@ pub(crate) async fn apply_verdict(
                 .await?;
             repo.set_status(id, ToolCallStatus::Running).await?;
             t.inner.gate.waiting_changed();
-            emit_allowed(t, id, APPROVED_BY_USER.to_string());
+            emit_allowed(t, id, APPROVED_BY_USER.to_string(), None);
+            None
+        }
+        Verdict::Allowed { reason } => {
+            repo.set_decision(id, Some(crate::approval::DECISION_ALLOW), Some(&reason))
+                .await?;
+            repo.set_status(id, ToolCallStatus::Running).await?;
+            t.inner.gate.waiting_changed();
+            emit_allowed(t, id, reason, None);
             None
         }
         Verdict::Reject { reason } => {

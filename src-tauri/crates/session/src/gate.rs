@@ -64,16 +64,16 @@ impl PartialEq for CallTool {
 /// A person's (or a later rule's) final answer to a call that had to ask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// Approved by the person.
     Allow,
+    /// Let through while it waited by a rule or a bypass added since (the
+    /// reason names it): the person did not approve this call themselves.
+    Allowed { reason: String },
     /// Rejected by policy; the model reads "Rejected: <reason>. …".
-    Reject {
-        reason: String,
-    },
+    Reject { reason: String },
     /// Rejected by the person; the model reads exactly
     /// "User rejected this tool call." plus " Reason: <note>" when given.
-    UserReject {
-        note: Option<String>,
-    },
+    UserReject { note: Option<String> },
 }
 
 /// A question put to a person; resolves to their [`Verdict`]. Dropping it
@@ -127,6 +127,14 @@ pub enum GateDecision {
 /// Decides whether a call may run.
 pub trait ApprovalGate: Send + Sync {
     fn check<'a>(&'a self, call: &'a GateCall) -> BoxFuture<'a, GateDecision>;
+
+    /// Whether [`check`](Self::check) would ask a person about `call`, with
+    /// no side effect: the driver asks about every such call of a message at
+    /// once, before the first runs. Default: never (a gate that answers
+    /// inside `check` is asked one call at a time).
+    fn would_ask<'a>(&'a self, _call: &'a GateCall) -> BoxFuture<'a, bool> {
+        Box::pin(std::future::ready(false))
+    }
 
     /// Delivers a person's answer to a live wait on `tool_call_id`. Returns
     /// whether a turn was waiting (otherwise the caller settles the stored

@@ -97,10 +97,17 @@ impl ChatSessionHandler {
             return Ok(ApprovalResolution::Live);
         }
         let store = &self.inner.store;
-        let row = store
-            .tool_calls()
-            .get(id)
-            .await?
+        let row = store.tool_calls().get(id).await?;
+        // A rule or a bypass added while it waited let it through just
+        // before this answer came ("always allow" adds its rule first): the
+        // live turn runs it.
+        if row.as_ref().is_some_and(|r| {
+            !r.status.is_terminal()
+                && r.decision.as_deref() == Some(crate::approval::DECISION_ALLOW)
+        }) {
+            return Ok(ApprovalResolution::Live);
+        }
+        let row = row
             .filter(|r| r.status == ToolCallStatus::Pending)
             .ok_or_else(|| SessionError::NoPendingApproval(id.to_string()))?;
         let slot = self.claim(&row.session_id)?;

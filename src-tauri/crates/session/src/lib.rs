@@ -11,6 +11,7 @@
 mod activate;
 mod agent;
 mod agents;
+mod ahead;
 mod approval;
 mod assemble;
 mod attention;

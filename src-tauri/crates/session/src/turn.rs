@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use futures_util::StreamExt;
-use skald_core_api::{CallRoute, CancellationToken, ContentBlock};
+use skald_core_api::{CancellationToken, ContentBlock};
 use skald_core_api::{ToolDef, ToolName};
 use skald_llm::{
     AssistantResponse, ChatRequest, LlmError, Message, ResponseAccumulator, StreamEvent, ToolCall,
@@ -22,9 +22,9 @@ use skald_store::{
 use skald_tools::tool_names as tn;
 use skald_tools::{Audience, ToolSet};
 
+use crate::ahead::run_message_calls;
 use crate::approval::awaits_approval;
 use crate::assemble::{extras_of, to_messages_awaiting, tool_calls_json};
-use crate::calls::{run_call, run_calls_together, skip_cancelled};
 use crate::companion::scratchpad_block;
 use crate::error::SessionError;
 use crate::events::EventSink;
@@ -33,7 +33,6 @@ use crate::ids::new_tool_call_id;
 use crate::images::ImagePolicy;
 use crate::interface::FrameEvents;
 use crate::provider::ResolvedModel;
-use crate::subagent::route_of_call;
 
 /// Where a sub-agent's turn sits: its events are wrapped in
 /// [`SessionEvent::SubAgent`] so observers nest them under `parent_call_id`.
@@ -161,28 +160,8 @@ pub(crate) async fn run_rounds(
         if calls.is_empty() {
             return Ok(TurnOutcome::Completed);
         }
-        // In order; once stopped, the rest are recorded cancelled, unrun.
-        // Neighbouring sync sub-agent calls run side by side, their results
-        // still recorded in call order.
-        let mut i = 0;
-        while i < calls.len() {
-            if cancel.is_cancelled() {
-                skip_cancelled(t, message_id, &calls[i]).await?;
-                i += 1;
-                continue;
-            }
-            let group = calls[i..]
-                .iter()
-                .take_while(|c| route_of_call(&t.tools, c) == CallRoute::SyncSubAgent)
-                .count();
-            if group > 1 {
-                run_calls_together(t, message_id, &calls[i..i + group], cancel.clone()).await?;
-                i += group;
-            } else {
-                run_call(t, message_id, &calls[i], cancel.clone()).await?;
-                i += 1;
-            }
-        }
+        // In the model's order, the approvals they need asked all at once.
+        run_message_calls(t, message_id, &calls, cancel.clone()).await?;
         if cancel.is_cancelled() {
             return Ok(TurnOutcome::Cancelled);
         }

@@ -71,6 +71,10 @@ struct Waiter {
 /// the module docs).
 pub const CONTEXT_TTL: Duration = Duration::from_secs(1);
 
+/// How long a call a rule or bypass let through while it waited still
+/// takes a person's late answer as delivered.
+const LET_THROUGH_KEPT: Duration = Duration::from_secs(60);
+
 struct Shared {
     store: Store,
     /// Sessions' canonicalised RunContexts, with when they were read.
@@ -83,6 +87,13 @@ struct Shared {
     /// Bumped whenever a call starts or stops waiting for a person, so the
     /// Inbox badge and the tray follow at once instead of on their next poll.
     changes: watch::Sender<u64>,
+    /// Bumped whenever what decides a call changed (a rule, a bypass, the
+    /// RunContext): every call still waiting is decided again.
+    policy: watch::Sender<u64>,
+    /// Calls a rule or bypass let through while they waited, with when: an
+    /// answer racing that decision ("always allow" saves its rule, then
+    /// approves) finds its call already on its way, not gone.
+    let_through: Mutex<HashMap<String, Instant>>,
 }
 
 impl Shared {
@@ -128,6 +139,8 @@ impl ApprovalManager {
                 waiters: Mutex::new(HashMap::new()),
                 bypasses: Mutex::new(HashMap::new()),
                 changes: watch::channel(0).0,
+                policy: watch::channel(0).0,
+                let_through: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -247,15 +260,63 @@ impl ApprovalManager {
             shared: self.shared.clone(),
             id: call.tool_call_id.clone(),
         };
+        let policy = self.shared.policy.subscribe();
+        let (manager, call) = (self.clone(), call.clone());
         GateDecision::Ask(
             PendingApproval::new(async move {
                 let _guard = guard;
-                rx.await.unwrap_or(Verdict::Reject {
-                    reason: "the approval request was withdrawn".to_string(),
-                })
+                manager.wait_for_answer(&call, rx, policy).await
             })
             .with_request(request),
         )
+    }
+
+    /// The person's answer; or, when a rule or a bypass added meanwhile
+    /// now decides the call (as Claude Code re-checks its queued prompts
+    /// after "don't ask again"), that decision, named on the card. A plain
+    /// approval of another call changes no rule, so it lets nothing else
+    /// through.
+    async fn wait_for_answer(
+        &self,
+        call: &GateCall,
+        mut rx: oneshot::Receiver<Verdict>,
+        mut policy: watch::Receiver<u64>,
+    ) -> Verdict {
+        let withdrawn = || Verdict::Reject {
+            reason: "the approval request was withdrawn".to_string(),
+        };
+        loop {
+            tokio::select! {
+                biased;
+                v = &mut rx => return v.unwrap_or_else(|_| withdrawn()),
+                changed = policy.changed() => {
+                    if changed.is_err() {
+                        return (&mut rx).await.unwrap_or_else(|_| withdrawn());
+                    }
+                    let decision = self.decide(call).await;
+                    let verdict = match decision.action {
+                        Action::Require => continue,
+                        Action::Allow => Verdict::Allowed { reason: decision.reason },
+                        Action::Deny => Verdict::Reject { reason: decision.reason },
+                    };
+                    // The person may have answered while this was decided:
+                    // their answer stands.
+                    if lock(&self.shared.waiters).remove(&call.tool_call_id).is_some() {
+                        let mut through = lock(&self.shared.let_through);
+                        through.retain(|_, at| at.elapsed() < LET_THROUGH_KEPT);
+                        through.insert(call.tool_call_id.clone(), Instant::now());
+                        return verdict;
+                    }
+                    return (&mut rx).await.unwrap_or_else(|_| withdrawn());
+                }
+            }
+        }
+    }
+
+    /// Says a rule, a bypass or a RunContext changed: waiting calls are
+    /// decided again.
+    pub(crate) fn policy_changed(&self) {
+        self.shared.policy.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Wakes whenever a call starts or stops waiting in this process (the
@@ -310,9 +371,20 @@ impl ApprovalGate for ApprovalManager {
         })
     }
 
+    fn would_ask<'a>(&'a self, call: &'a GateCall) -> BoxFuture<'a, bool> {
+        Box::pin(async move { self.decide(call).await.action == Action::Require })
+    }
+
     fn answer(&self, tool_call_id: &str, verdict: Verdict) -> bool {
         let waiter = lock(&self.shared.waiters).remove(tool_call_id);
-        waiter.is_some_and(|w| w.tx.send(verdict).is_ok())
+        match waiter {
+            Some(w) => w.tx.send(verdict).is_ok(),
+            // Let through by a rule or bypass a moment ago: the live turn
+            // runs it already.
+            None => lock(&self.shared.let_through)
+                .remove(tool_call_id)
+                .is_some(),
+        }
     }
 
     fn is_waiting(&self, tool_call_id: &str) -> bool {

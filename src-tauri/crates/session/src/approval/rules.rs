@@ -27,6 +27,7 @@ impl ApprovalManager {
     pub fn invalidate_rules(&self) {
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         *lock(&self.shared.rules) = None;
+        self.policy_changed();
     }
 
     /// The current rules, cached. `Err` when they cannot be loaded (the gate
@@ -141,6 +142,7 @@ impl ApprovalManager {
         sessions.set_run_context(session_id, Some(&json)).await?;
         // Again: a call decided while this was written kept the old one.
         self.forget_context(session_id);
+        self.policy_changed();
         Ok(())
     }
 
@@ -152,6 +154,7 @@ impl ApprovalManager {
             .entry(session_id.to_string())
             .or_default()
             .add(bypass);
+        self.policy_changed();
     }
 
     /// The session's live bypasses.

@@ -18,14 +18,14 @@ use skald_tools::{BuiltinDeps, builtin_registry};
 use crate::common::*;
 
 /// The env's handler behind a seeded `ApprovalManager`.
-async fn gated(e: &Env) -> (ChatSessionHandler, ApprovalManager) {
+pub async fn gated(e: &Env) -> (ChatSessionHandler, ApprovalManager) {
     bootstrap(&e.store).await.unwrap();
     let mgr = ApprovalManager::new(e.store.clone());
     (e.handler.clone().with_gate(Arc::new(mgr.clone())), mgr)
 }
 
 /// A `default`-group rule for `write_file`.
-fn write_rule(path: Option<String>, action: RuleAction, priority: i64) -> NewApprovalRule {
+pub fn write_rule(path: Option<String>, action: RuleAction, priority: i64) -> NewApprovalRule {
     NewApprovalRule {
         group_name: DEFAULT_GROUP.into(),
         agent_id: None,
@@ -38,7 +38,7 @@ fn write_rule(path: Option<String>, action: RuleAction, priority: i64) -> NewApp
     }
 }
 
-fn requests_of(sink: &RecordingSink) -> Vec<ApprovalRequest> {
+pub fn requests_of(sink: &RecordingSink) -> Vec<ApprovalRequest> {
     sink.events()
         .into_iter()
         .filter_map(|ev| match ev {
@@ -65,7 +65,7 @@ async fn turn_until_asked(
     (turn, sink, req)
 }
 
-async fn finish(turn: tokio::task::JoinHandle<TurnOutcome>) -> TurnOutcome {
+pub async fn finish(turn: tokio::task::JoinHandle<TurnOutcome>) -> TurnOutcome {
     tokio::time::timeout(Duration::from_secs(10), turn)
         .await
         .unwrap()
@@ -142,6 +142,7 @@ async fn write_file_asks_with_a_real_diff_and_runs_once_approved() {
         Some(WritePreview {
             old_content: Some("old\n".into()),
             new_content: Some("new\n".into()),
+            note: None,
         })
     );
     // Live, the card heard it too.
@@ -331,7 +332,10 @@ async fn a_deny_rule_hides_the_tool_and_rejects_it_if_called_anyway() {
 }
 
 /// A second handler on the same database file, as after a restart.
-async fn restarted(e: &Env, turns: Vec<ScriptedTurn>) -> (ChatSessionHandler, Arc<FakeProvider>) {
+pub async fn restarted(
+    e: &Env,
+    turns: Vec<ScriptedTurn>,
+) -> (ChatSessionHandler, Arc<FakeProvider>) {
     let root = e.dir.path().canonicalize().unwrap();
     let store = Store::open(&root.join("data")).await.unwrap();
     bootstrap(&store).await.unwrap();

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod ahead;
 mod approval;
 mod attach;
 mod attention;

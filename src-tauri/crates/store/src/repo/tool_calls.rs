@@ -67,6 +67,9 @@ pub struct ToolCallRow {
     /// The result's content blocks as a JSON array (`None`: none, or a row
     /// from before they were kept).
     pub blocks: Option<String>,
+    /// Why the previews are not the whole files (a large file's are cut to
+    /// the changed lines); `None` when they are.
+    pub preview_note: Option<String>,
 }
 
 /// Repository for `chat_llm_tools`.
@@ -237,6 +240,18 @@ impl ToolCallsRepo {
         .bind(id)
         .execute(&self.pool)
         .await?;
+        expect_one(done.rows_affected(), "tool call", id)
+    }
+
+    /// Says why the stored previews are not the whole files (`None`: they are).
+    pub async fn set_preview_note(&self, id: &str, note: Option<&str>) -> Result<()> {
+        let done =
+            sqlx::query("UPDATE chat_llm_tools SET preview_note = ?, updated_at = ? WHERE id = ?")
+                .bind(note)
+                .bind(now_ms())
+                .bind(id)
+                .execute(&self.pool)
+                .await?;
         expect_one(done.rows_affected(), "tool call", id)
     }
 
