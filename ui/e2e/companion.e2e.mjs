@@ -71,7 +71,9 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
     "const r = document.querySelector('[data-testid=question-card][data-tool-call=call_q1] [data-testid=question-suggestion]').getBoundingClientRect(); return r.width > 0 && r.height > 0",
   );
   assert.equal(shown, true, "the question's buttons are visible");
-  await session.waitFor("return !!document.querySelector('[data-testid=scratch-entry][data-key=plan]')", { what: "the scratchpad entry" });
+  // The scratchpad is a tab of the side panel beside the Todos.
+  await session.click("[data-testid=side-pin-tab][data-tab=scratchpad]");
+  await session.waitFor("return !!document.querySelector('[data-testid=side-pane-scratchpad] [data-testid=scratch-entry][data-key=plan]')", { what: "the scratchpad entry" });
   mkdirSync(shots, { recursive: true });
   await new Promise((r) => setTimeout(r, 500));
   writeFileSync(join(shots, "companion-question.png"), await session.screenshot());

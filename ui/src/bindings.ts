@@ -299,7 +299,12 @@ detail: string, } | { "type": "contextUsage", sessionId: string, estimatedTokens
 /**
  * Old tool results replaced by a short note in this request.
  */
-trimmedToolResults: number, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, } | { "type": "subAgent", sessionId: string, 
+trimmedToolResults: number, 
+/**
+ * The model the request goes to: known before the first token, so
+ * the answer being streamed can name it.
+ */
+model?: string, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, } | { "type": "subAgent", sessionId: string, 
 /**
  * The sub-agent's frame (`session_stack.id`).
  */
