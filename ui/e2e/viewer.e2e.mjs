@@ -413,5 +413,22 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
   await session.cmd("POST", "/window/rect", { width: rect.width, height: rect.height });
   await session.waitFor("return innerWidth > 1000", { what: "the wide window" });
   await session.waitFor(`return Math.round(document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width) === ${keyed}`, { what: "the panel back at its width" });
+
+  // A chat's own tabs (todos, scratchpad, tasks) beside the file, in the light theme at three sizes.
+  await session.execute("document.querySelector('[data-testid=new-chat]').click()");
+  await session.waitFor("return document.querySelectorAll('[data-testid=side-pin-tab]').length === 3", { what: "the chat's tabs in the panel" });
+  assert.equal(await session.execute("return matchMedia('(prefers-color-scheme: dark)').matches"), false, "the light theme");
+  for (const [width, height] of [[1600, 900], [1100, 720], [640, 420]]) {
+    await session.cmd("POST", "/window/rect", { width, height });
+    await session.waitFor(`return Math.abs(innerWidth - ${width}) < 40`, { what: `a ${width} px window` });
+    assert.equal(await session.execute("return document.scrollingElement.scrollHeight === innerHeight"), true, `${width}×${height}: the page does not scroll`);
+    await shot(`side-panel-light-${width}`);
+  }
+  await session.click("[data-testid=side-panel-toggle]");
+  await session.waitFor("return getComputedStyle(document.querySelector('[data-testid=side-panel]')).position === 'fixed'", { what: "the overlay at 640×420" });
+  await shot("side-panel-light-640-overlay");
+  await session.click("[data-testid=side-hide]");
+  await session.cmd("POST", "/window/rect", { width: rect.width, height: rect.height });
+  await session.waitFor("return innerWidth > 1000", { what: "the wide window again" });
   await session.execute("document.querySelectorAll('[data-testid=side-tab-close]').forEach((b) => b.click())");
 });

@@ -110,7 +110,7 @@ export class ViewerPanel {
     const [hidden, setHidden] = createSignal(readKey(store, HIDDEN_KEY) === "1");
     const [overlay, setOverlay] = createSignal(false);
     const [inner, setInner] = createSignal(windowWidth());
-    const first = Math.min(DEFAULT_WIDTH, Math.round(windowWidth() * 0.3));
+    const first = Math.min(DEFAULT_WIDTH, Math.round(windowWidth() * 0.4));
     // The width the person chose; what shows is clamped to the window now,
     // so a window made narrow and wide again gets that width back.
     const [preferred, setPreferred] = createSignal(clampWidth(storedWidth(store, WIDTH_KEY, first), MIN_WIDTH, Number.MAX_SAFE_INTEGER));
