@@ -55,6 +55,8 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
   await addMockProvider(session, mock.baseUrl);
   await newChat(session);
   await send(session, "Set up storage.");
+  // The todos are a tab of the side panel (the tab chosen last is remembered: pick this one).
+  await session.click("[data-testid=side-pin-tab][data-tab=todos]");
 
   const progress = await session.waitFor("return document.querySelector('[data-testid=todo-progress]')?.textContent ?? null", {
     what: "the todos panel",

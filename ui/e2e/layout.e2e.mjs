@@ -161,12 +161,12 @@ test("the side panel holds the chat's todos, scratchpad and tasks; the chat is a
   await session.waitFor("return !!document.querySelector('[data-testid=side-pane-tasks] [data-testid=tasks-running]')", { what: "the Tasks tab's list" });
   await session.click("[data-testid=side-pin-tab][data-tab=todos]");
 
-  // Dragged wider by 200 px, the panel takes that much from the chat; the width survives a reload.
+  // Dragged 200 px narrower, the panel gives that much to the chat; the width survives a reload.
   const before = await widths();
-  await dragEdge(-200);
+  await dragEdge(200);
   const dragged = await widths();
-  assert.ok(Math.abs(dragged.panel - before.panel - 200) <= 4, `panel ${before.panel} -> ${dragged.panel}`);
-  assert.ok(Math.abs(before.chat - dragged.chat - 200) <= 6, `chat ${before.chat} -> ${dragged.chat}`);
+  assert.ok(Math.abs(before.panel - dragged.panel - 200) <= 4, `panel ${before.panel} -> ${dragged.panel}`);
+  assert.ok(Math.abs(dragged.chat - before.chat - 200) <= 6, `chat ${before.chat} -> ${dragged.chat}`);
   await session.execute("location.reload()");
   await new Promise((r) => setTimeout(r, 1000));
   await session.waitFor("return !!document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=todo-progress]')", { what: "the reloaded chat with its panel" });
