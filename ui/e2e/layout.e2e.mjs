@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startMockOpenAI, toolCallChunk } from "./helpers.mjs";
+import { dragPanelEdge, startMockOpenAI, toolCallChunk } from "./helpers.mjs";
 import { addMockProvider, newChat, send } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
@@ -103,28 +103,6 @@ async function windowSize(width, height) {
   await session.waitFor(`return Math.abs(innerWidth - ${width}) < 40 && Math.abs(innerHeight - ${height}) < 80`, { what: `a ${width}×${height} window` });
 }
 
-/** A person's drag of the side panel's edge by `dx` px (WebDriver pointer actions). */
-async function dragEdge(dx) {
-  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
-  await session.cmd("POST", "/actions", {
-    actions: [
-      {
-        type: "pointer",
-        id: "mouse",
-        parameters: { pointerType: "mouse" },
-        actions: [
-          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
-          { type: "pointerDown", button: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: dx / 2, y: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: dx / 2, y: 0 },
-          { type: "pointerUp", button: 0 },
-        ],
-      },
-    ],
-  });
-  await session.cmd("DELETE", "/actions").catch(() => undefined);
-}
-
 const widths = () =>
   session.execute(`const p = document.querySelector('[data-testid=side-panel]');
     return { panel: p.hidden ? 0 : Math.round(p.getBoundingClientRect().width), chat: Math.round(document.querySelector('[data-testid=conversation]').getBoundingClientRect().width) };`);
@@ -163,7 +141,7 @@ test("the side panel holds the chat's todos, scratchpad and tasks; the chat is a
 
   // Dragged 200 px narrower, the panel gives that much to the chat; the width survives a reload.
   const before = await widths();
-  await dragEdge(200);
+  await dragPanelEdge(session, 200);
   const dragged = await widths();
   assert.ok(Math.abs(before.panel - dragged.panel - 200) <= 4, `panel ${before.panel} -> ${dragged.panel}`);
   assert.ok(Math.abs(dragged.chat - before.chat - 200) <= 6, `chat ${before.chat} -> ${dragged.chat}`);

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { dragPanelEdge } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -367,24 +368,7 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
   assert.equal(before, (await session.execute("return innerWidth")) - 600, "Home: the widest");
 
   // A person's drag: WebDriver pointer actions on the edge, 120 px right.
-  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
-  await session.cmd("POST", "/actions", {
-    actions: [
-      {
-        type: "pointer",
-        id: "mouse",
-        parameters: { pointerType: "mouse" },
-        actions: [
-          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
-          { type: "pointerDown", button: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
-          { type: "pointerUp", button: 0 },
-        ],
-      },
-    ],
-  });
-  await session.cmd("DELETE", "/actions").catch(() => undefined);
+  await dragPanelEdge(session, 120);
   const dragged = await panelWidth();
   assert.ok(Math.abs(before - 120 - dragged) <= 4, `dragged 120 px right: ${before} -> ${dragged}`);
   assert.ok(await session.execute("return document.querySelector('[data-testid=composer]').getBoundingClientRect().right <= document.querySelector('[data-testid=side-panel]').getBoundingClientRect().left + 1"), "the chat ends where the panel starts");
