@@ -294,7 +294,18 @@ test("a long session: a card stays open while 500 tokens stream, typing keeps up
   await session.waitFor("return document.querySelector('.tool-card[data-tool-call=call_long] .tool-status')?.dataset.status === 'done'", {
     what: "the read_file card",
   });
-  // The person opens the card (a real click) and it stays open while the answer streams.
+  // The person scrolls up to the card (the view stops following the answer
+  // once that scroll is seen), then opens it with a real click, and it stays
+  // open while the answer streams. (WebDriver's own scroll into view comes
+  // just before its click, so the following view could take it away again.)
+  await session.waitFor(
+    `const card = document.querySelector('.tool-card[data-tool-call=call_long] > summary');
+     const r = card.getBoundingClientRect(); const c = document.querySelector('[data-testid=conversation]').getBoundingClientRect();
+     const shown = r.top >= c.top && r.bottom <= c.bottom;
+     if (!shown || window.__scrolledAt === undefined) { card.scrollIntoView({ block: 'center' }); window.__scrolledAt = performance.now(); return false; }
+     return performance.now() - window.__scrolledAt > 300;`,
+    { what: "the card scrolled into view, and staying there" },
+  );
   await session.click(".tool-card[data-tool-call=call_long] > summary .tool-label");
   await session.waitFor("return document.querySelector('.tool-card[data-tool-call=call_long]').open", { what: "the card opened by the click", timeoutMs: 5_000 });
   await session.waitFor("return document.querySelector('[data-role=streaming]')?.textContent.includes('w20')", { what: "the stream" });

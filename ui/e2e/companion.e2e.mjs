@@ -55,6 +55,8 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
   await addMockProvider(session, mock.baseUrl);
   await newChat(session);
   await send(session, "Set up storage.");
+  // The todos are a tab of the side panel (the tab chosen last is remembered: pick this one).
+  await session.click("[data-testid=side-pin-tab][data-tab=todos]");
 
   const progress = await session.waitFor("return document.querySelector('[data-testid=todo-progress]')?.textContent ?? null", {
     what: "the todos panel",
@@ -71,7 +73,9 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
     "const r = document.querySelector('[data-testid=question-card][data-tool-call=call_q1] [data-testid=question-suggestion]').getBoundingClientRect(); return r.width > 0 && r.height > 0",
   );
   assert.equal(shown, true, "the question's buttons are visible");
-  await session.waitFor("return !!document.querySelector('[data-testid=scratch-entry][data-key=plan]')", { what: "the scratchpad entry" });
+  // The scratchpad is a tab of the side panel beside the Todos.
+  await session.click("[data-testid=side-pin-tab][data-tab=scratchpad]");
+  await session.waitFor("return !!document.querySelector('[data-testid=side-pane-scratchpad] [data-testid=scratch-entry][data-key=plan]')", { what: "the scratchpad entry" });
   mkdirSync(shots, { recursive: true });
   await new Promise((r) => setTimeout(r, 500));
   writeFileSync(join(shots, "companion-question.png"), await session.screenshot());

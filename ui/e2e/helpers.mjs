@@ -257,3 +257,26 @@ export function appThatComesBack(name, script) {
   });
   return ctx;
 }
+
+/** A person's drag of the side panel's edge by `dx` px, in two steps
+ *  (WebDriver pointer actions: the webview gets real pointer events). */
+export async function dragPanelEdge(session, dx) {
+  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
+  await session.cmd("POST", "/actions", {
+    actions: [
+      {
+        type: "pointer",
+        id: "mouse",
+        parameters: { pointerType: "mouse" },
+        actions: [
+          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
+          { type: "pointerDown", button: 0 },
+          { type: "pointerMove", duration: 150, origin: "pointer", x: dx / 2, y: 0 },
+          { type: "pointerMove", duration: 150, origin: "pointer", x: dx / 2, y: 0 },
+          { type: "pointerUp", button: 0 },
+        ],
+      },
+    ],
+  });
+  await session.cmd("DELETE", "/actions").catch(() => undefined);
+}

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { dragPanelEdge } from "./helpers.mjs";
 import { Session, startDriver } from "./webdriver.mjs";
 
 const app = process.env.SKALD_APP;
@@ -383,24 +384,7 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
   assert.equal(before, (await session.execute("return innerWidth")) - 600, "Home: the widest");
 
   // A person's drag: WebDriver pointer actions on the edge, 120 px right.
-  const at = await session.execute("const b = document.querySelector('[data-testid=side-resizer]').getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + b.height / 2) };");
-  await session.cmd("POST", "/actions", {
-    actions: [
-      {
-        type: "pointer",
-        id: "mouse",
-        parameters: { pointerType: "mouse" },
-        actions: [
-          { type: "pointerMove", duration: 0, origin: "viewport", x: at.x, y: at.y },
-          { type: "pointerDown", button: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
-          { type: "pointerMove", duration: 150, origin: "pointer", x: 60, y: 0 },
-          { type: "pointerUp", button: 0 },
-        ],
-      },
-    ],
-  });
-  await session.cmd("DELETE", "/actions").catch(() => undefined);
+  await dragPanelEdge(session, 120);
   const dragged = await panelWidth();
   assert.ok(Math.abs(before - 120 - dragged) <= 4, `dragged 120 px right: ${before} -> ${dragged}`);
   assert.ok(await session.execute("return document.querySelector('[data-testid=composer]').getBoundingClientRect().right <= document.querySelector('[data-testid=side-panel]').getBoundingClientRect().left + 1"), "the chat ends where the panel starts");
@@ -429,5 +413,22 @@ test("the side panel: dragged by its edge and moved by keys, its width kept afte
   await session.cmd("POST", "/window/rect", { width: rect.width, height: rect.height });
   await session.waitFor("return innerWidth > 1000", { what: "the wide window" });
   await session.waitFor(`return Math.round(document.querySelector('[data-testid=side-panel]').getBoundingClientRect().width) === ${keyed}`, { what: "the panel back at its width" });
+
+  // A chat's own tabs (todos, scratchpad, tasks) beside the file, in the light theme at three sizes.
+  await session.execute("document.querySelector('[data-testid=new-chat]').click()");
+  await session.waitFor("return document.querySelectorAll('[data-testid=side-pin-tab]').length === 3", { what: "the chat's tabs in the panel" });
+  assert.equal(await session.execute("return matchMedia('(prefers-color-scheme: dark)').matches"), false, "the light theme");
+  for (const [width, height] of [[1600, 900], [1100, 720], [640, 420]]) {
+    await session.cmd("POST", "/window/rect", { width, height });
+    await session.waitFor(`return Math.abs(innerWidth - ${width}) < 40`, { what: `a ${width} px window` });
+    assert.equal(await session.execute("return document.scrollingElement.scrollHeight === innerHeight"), true, `${width}×${height}: the page does not scroll`);
+    await shot(`side-panel-light-${width}`);
+  }
+  await session.click("[data-testid=side-panel-toggle]");
+  await session.waitFor("return getComputedStyle(document.querySelector('[data-testid=side-panel]')).position === 'fixed'", { what: "the overlay at 640×420" });
+  await shot("side-panel-light-640-overlay");
+  await session.click("[data-testid=side-hide]");
+  await session.cmd("POST", "/window/rect", { width: rect.width, height: rect.height });
+  await session.waitFor("return innerWidth > 1000", { what: "the wide window again" });
   await session.execute("document.querySelectorAll('[data-testid=side-tab-close]').forEach((b) => b.click())");
 });

@@ -341,7 +341,12 @@ detail: string, } | { "type": "contextUsage", sessionId: string, estimatedTokens
 /**
  * Old tool results replaced by a short note in this request.
  */
-trimmedToolResults: number, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, 
+trimmedToolResults: number, 
+/**
+ * The model the request goes to: known before the first token, so
+ * the answer being streamed can name it.
+ */
+model?: string, } | { "type": "contextSummarized", sessionId: string, summary: SummaryView, } | { "type": "messageIncomplete", sessionId: string, messageId: number, reason: string, 
 /**
  * Whether the person stopped it or the connection cut it.
  */

@@ -47,37 +47,40 @@ describe("companion panels", () => {
   it("edits and deletes scratchpad entries and shows each agent's todos apart", async () => {
     const api = fakeApi([entry("plan", "step 1")]);
     const panel = companionPanel("s1", api);
-    document.body.append(panel.node);
+    const node = document.createElement("div");
+    node.append(panel.scratch, panel.todos);
+    document.body.append(node);
     await panel.refresh();
-    const value = panel.node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement;
+    const value = node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement;
     expect(value.value).toBe("step 1");
     value.value = "step 2";
-    (panel.node.querySelector("[data-testid=scratch-save]") as HTMLButtonElement).click();
+    (node.querySelector("[data-testid=scratch-save]") as HTMLButtonElement).click();
     await flush();
     expect(api.setScratchpadEntry).toHaveBeenCalledWith("s1", "plan", "step 2");
-    expect((panel.node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement).value).toBe("step 2");
-    (panel.node.querySelector("[data-testid=scratch-delete]") as HTMLButtonElement).click();
+    expect((node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement).value).toBe("step 2");
+    (node.querySelector("[data-testid=scratch-delete]") as HTMLButtonElement).click();
     await flush();
     expect(api.removeScratchpadEntry).toHaveBeenCalledWith("s1", "plan");
-    expect(panel.node.querySelectorAll("[data-testid=scratch-entry]").length).toBe(0);
+    expect(node.querySelectorAll("[data-testid=scratch-entry]").length).toBe(0);
 
-    const lists = panel.node.querySelectorAll("[data-testid=todo-list]");
+    const lists = node.querySelectorAll("[data-testid=todo-list]");
     expect(lists.length).toBe(2);
     expect(lists[0].textContent).toContain("main (main)");
     expect(lists[0].querySelector("[data-testid=todo-progress]")!.textContent).toBe("1/2");
     expect(lists[1].textContent).toContain("helper (sub-agent, depth 1)");
     expect(lists[1].textContent).not.toContain("read");
-    panel.node.remove();
+    node.remove();
   });
 
   it("does not wipe an unsaved edit on a live refresh", async () => {
     const api = fakeApi([entry("plan", "step 1")]);
     const panel = companionPanel("s1", api);
+    const node = panel.scratch;
     await panel.refresh();
-    const value = panel.node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement;
+    const value = node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement;
     value.value = "typing…";
     await panel.refresh();
-    expect((panel.node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement).value).toBe("typing…");
+    expect((node.querySelector("[data-testid=scratch-value]") as HTMLTextAreaElement).value).toBe("typing…");
   });
 });
 

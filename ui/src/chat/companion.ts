@@ -1,4 +1,4 @@
-// The session's companion panels beside the chat: the Scratchpad (every
+// The session's companion panels, tabs of the side panel: the Scratchpad (every
 // agent of the session reads it; the person edits or deletes entries, and
 // the next request of every agent sees the change) and the Todos (each
 // agent's latest list, root and sub-agents apart, with progress).
@@ -82,13 +82,16 @@ function editing(root: HTMLElement): boolean {
   return fields.some((f) => f === document.activeElement || (f.dataset.original !== undefined ? f.value !== f.dataset.original : f.value.trim() !== ""));
 }
 
-/** The panels, refreshed with `refresh()` (on tool results and turn ends);
- *  a refresh never wipes what the person is typing in the scratchpad. */
-export function companionPanel(sessionId: string, api: CompanionApi): { node: HTMLElement; refresh: () => Promise<void> } {
-  const node = el("aside", { class: "companion", "data-testid": "companion" });
+/** The panels (each a tab of the side panel), refreshed with `refresh()`
+ *  (on tool results and turn ends); a refresh never wipes what the person is
+ *  typing in the scratchpad. */
+export function companionPanel(sessionId: string, api: CompanionApi): { todos: HTMLElement; scratch: HTMLElement; refresh: () => Promise<void> } {
+  const todosBox = el("div", { class: "companion", "data-testid": "companion-todos" });
+  const scratchBox = el("div", { class: "companion", "data-testid": "companion-scratchpad" });
   let scratch: HTMLElement = el("section");
-  let todos: HTMLElement = el("section");
-  node.append(scratch, todos);
+  let todos: HTMLElement = todosList([]);
+  todosBox.append(todos);
+  scratchBox.append(scratch);
   const paintScratch = (entries: ScratchpadEntryView[]) => {
     const fresh = scratchpadList(sessionId, entries, api, paintScratch);
     scratch.replaceWith(fresh);
@@ -101,5 +104,5 @@ export function companionPanel(sessionId: string, api: CompanionApi): { node: HT
     todos.replaceWith(fresh);
     todos = fresh;
   };
-  return { node, refresh };
+  return { todos: todosBox, scratch: scratchBox, refresh };
 }

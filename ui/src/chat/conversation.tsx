@@ -422,6 +422,14 @@ export function Conversation(p: {
           <Show when={streaming()?.text}>
             <StreamingMarkdown text={streaming()?.text ?? ""} />
           </Show>
+          {/* The turn's model, named from its request (before the first token). */}
+          <Show when={p.view.context?.model}>
+            <div class="msg-footer">
+              <span class="msg-usage muted" data-testid="streaming-model" title="The model writing this answer">
+                {p.view.context?.model}
+              </span>
+            </div>
+          </Show>
         </div>
       </Show>
       <Show when={p.view.retrying}>{(r) => <RetryNotice notice={r()} />}</Show>

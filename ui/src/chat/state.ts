@@ -39,6 +39,8 @@ export interface ContextFill {
   estimatedTokens: number;
   contextWindow: number;
   trimmedToolResults: number;
+  /** The model the request went to (known before its first token). */
+  model?: string;
 }
 
 /** Fields a history message may carry beyond the generated `ChatMessage`
@@ -231,7 +233,12 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
       };
       break;
     case "contextUsage":
-      view.context = { estimatedTokens: event.estimatedTokens, contextWindow: event.contextWindow, trimmedToolResults: event.trimmedToolResults };
+      view.context = {
+        estimatedTokens: event.estimatedTokens,
+        contextWindow: event.contextWindow,
+        trimmedToolResults: event.trimmedToolResults,
+        ...(event.model ? { model: event.model } : {}),
+      };
       break;
     case "contextSummarized": {
       const key = `s${event.summary.id}`;
@@ -263,6 +270,8 @@ export function applyEvent(prev: ChatView, event: SessionEvent): ChatView {
           content: event.text,
           toolCalls: [],
           ...(reasoning ? { reasoning } : {}),
+          // Named while the turn runs; the stored turn says it again after.
+          ...(view.context?.model ? { model: view.context.model } : {}),
         });
       }
       view.streaming = view.running ? { text: "", reasoning: "" } : null;

@@ -13,7 +13,8 @@ import { INBOX_REFRESH } from "./inbox";
 import { addUserMessage, applyEvent, type ChatView, dropLastTurn, fromHistory, settle, withoutErrors } from "../chat/state";
 import { formatUsage, sessionUsage } from "../chat/usage";
 import { mountSolid } from "../solid";
-import { openInSidePanel } from "../viewer/panel";
+import { openInSidePanel, PanelToggle, sidePanel } from "../viewer/panel";
+import { sessionTabs } from "../chat/session_tabs";
 import { ModelSwitcher } from "../chat/model_switcher";
 import { SessionList } from "./session_list";
 import { SessionSettings } from "./session_settings";
@@ -227,7 +228,10 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
       if (e.key === "Escape") stopTurn();
     };
     document.addEventListener("keydown", onEsc);
+    // The chat's todos, scratchpad and tasks are tabs of the side panel while it shows.
+    const unpin = current && companion ? sidePanel()?.setPinned(sessionTabs(current, companion, deps.api)) : undefined;
     onCleanup(() => {
+      unpin?.();
       document.removeEventListener("keydown", onEsc);
       window.removeEventListener(INBOX_REFRESH, onWaitingChanged);
       clearInterval(elicitationPoll);
@@ -241,6 +245,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
             {(id) => (
               <div class="chat-head">
                 <ModelSwitcher sessionId={id()} api={deps.api} />
+                <PanelToggle />
                 <SessionSettings sessionId={id()} api={deps.api} onSaved={(ctx) => (workingDir = ctx.workingDir)} />
               </div>
             )}
@@ -295,7 +300,6 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
             </button>
           </div>
         </section>
-        {companion?.node}
       </div>
     );
   });

@@ -111,7 +111,11 @@ function TaskRow(props: { t: TaskView; act: (what: () => Promise<unknown>) => vo
   );
 }
 
-export function Tasks(props: { deps: Deps; refresh: boolean }): JSX.Element {
+export type TasksDeps = Deps;
+
+/** The task list. `only` keeps some tasks (a chat's side panel: the ones
+ *  that report to it); `heading: false` leaves out the page's title. */
+export function Tasks(props: { deps: Deps; refresh: boolean; only?: (t: TaskView) => boolean; heading?: boolean }): JSX.Element {
   const [tasks, { refetch }] = createResource(() => props.deps.api.listTasks());
   const [error, setError] = createSignal("");
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -134,7 +138,7 @@ export function Tasks(props: { deps: Deps; refresh: boolean }): JSX.Element {
   // Stable rows: the same TaskView id keeps its node across refreshes.
   const byId = new Map<number, [() => TaskView, (t: TaskView) => void]>();
   const rows = (key: ReturnType<typeof section>) =>
-    (tasks.latest ?? []).filter((t) => section(t) === key).map((t) => {
+    (tasks.latest ?? []).filter((t) => section(t) === key && (props.only?.(t) ?? true)).map((t) => {
       const had = byId.get(t.id);
       if (had) {
         had[1](t);
@@ -154,7 +158,9 @@ export function Tasks(props: { deps: Deps; refresh: boolean }): JSX.Element {
   );
   return (
     <>
-      <h1>Tasks</h1>
+      <Show when={props.heading ?? true}>
+        <h1>Tasks</h1>
+      </Show>
       <Show when={error() || tasks.error}>
         <p class="error" role="alert">{error() || props.deps.api.errorMessage(tasks.error)}</p>
       </Show>

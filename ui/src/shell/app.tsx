@@ -160,7 +160,8 @@ export function App(props: AppProps): JSX.Element {
           {props.about()}
         </div>
       </nav>
-      <main id="page" aria-live="polite">
+      {/* data-page: the chat is a fixed-height column (layout.css); other pages scroll. */}
+      <main id="page" aria-live="polite" data-page={PAGES[route().name] ? route().name : "chat"}>
         <Show when={props.greet() && route().name === "chat"}>
           <Welcome
             dismiss={() => {

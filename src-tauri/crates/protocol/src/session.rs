@@ -376,6 +376,11 @@ pub enum SessionEvent {
         context_window: u32,
         /// Old tool results replaced by a short note in this request.
         trimmed_tool_results: u32,
+        /// The model the request goes to: known before the first token, so
+        /// the answer being streamed can name it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model: Option<String>,
     },
     /// A summary now stands in for the oldest turns (a divider in the chat).
     ContextSummarized {

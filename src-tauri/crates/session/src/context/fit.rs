@@ -63,6 +63,7 @@ pub(crate) async fn fitted(
                 estimated_tokens: calibrated(estimated, fix),
                 context_window: window,
                 trimmed_tool_results: trimmed_results,
+                model: Some(model.model.clone()),
             });
             return Ok(req);
         }

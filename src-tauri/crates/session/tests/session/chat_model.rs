@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use skald_llm::ProviderConfig;
 use skald_llm_mock::{MOCK_MODELS, MockServer, sse_text};
-use skald_protocol::TurnOutcome;
+use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::services::chat_models;
-use skald_session::{ChatSessionHandler, DefaultProviderResolver, NullSink};
+use skald_session::{ChatSessionHandler, DefaultProviderResolver, NullSink, RecordingSink};
 use skald_store::{ModelRef, NewModel, NewProvider, ProviderKind, Role, Store};
 use skald_tools::{BuiltinDeps, builtin_registry};
 
@@ -116,11 +116,24 @@ async fn a_chat_s_own_model_is_asked_by_its_next_turn_only_and_named_on_each_ans
     assert_eq!(chosen.provider_name, "Beta");
     assert_eq!(chosen.model, "beta-large");
 
+    let sink = RecordingSink::new();
     let out = handler
-        .send_message(&switched, "hello beta", NullSink)
+        .send_message(&switched, "hello beta", &sink)
         .await
         .unwrap();
     assert_eq!(out, TurnOutcome::Completed);
+    // The UI names the model on the answer while it streams: the request's
+    // context event says which model it went to, before the first token.
+    let events = sink.events();
+    let first_token = events
+        .iter()
+        .position(|ev| matches!(ev, SessionEvent::TokenDelta { .. }))
+        .expect("a token");
+    let named = events[..first_token].iter().find_map(|ev| match ev {
+        SessionEvent::ContextUsage { model, .. } => model.clone(),
+        _ => None,
+    });
+    assert_eq!(named.as_deref(), Some("beta-large"));
     let out = handler
         .send_message(&other, "hello alpha", NullSink)
         .await
