@@ -19,7 +19,7 @@ use skald_session::{
 };
 use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
-use skald_tools::{BuiltinDeps, builtin_registry};
+use skald_tools::{BuiltinDeps, ToolRegistry, builtin_registry};
 
 use crate::approve::{ApproveMode, ApprovingSink};
 use crate::{EXIT_RESTART, fail, print_out};
@@ -81,7 +81,6 @@ impl Host {
         }
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
-        let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
         let approvals = ApprovalManager::new(store.clone());
         // MCP servers connect in the background; a server's tools reach
         // the model once `activate_tools` grants it.
@@ -89,22 +88,10 @@ impl Host {
         if let Err(e) = mcp.load(&store).await {
             tracing::warn!(error = %e, "cannot load the MCP servers");
         }
-        let groups = mcp.clone();
-        let lister = move || {
-            groups
-                .groups()
-                .into_iter()
-                .map(|(name, description)| ToolGroup { name, description })
-                .collect::<Vec<_>>()
-        };
         let mut dirs = agent_dirs(data_dir).0.into_iter();
         let first = dirs.next().unwrap_or_else(|| user_agents_dir(data_dir));
-        let mut handler = ChatSessionHandler::new(store.clone(), registry, resolver, first)
-            .with_gate(Arc::new(approvals.clone()))
-            .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-            .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
-            .with_interface_tools(config_tools_factory(&mcp, &store))
-            .with_items(skald_mcp::items(mcp.clone(), store.clone()));
+        let mut handler =
+            session_handler(&store, registry, &mcp, first).with_gate(Arc::new(approvals.clone()));
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
@@ -129,6 +116,30 @@ impl Host {
         self.mcp.shutdown();
         self.store.close().await;
     }
+}
+
+/// The session driver over `store` with the CLI's tools: the registry,
+/// MCP (`mcp`'s servers), `activate_tools` and the MCP config tools.
+pub(crate) fn session_handler(
+    store: &Store,
+    registry: Arc<ToolRegistry>,
+    mcp: &McpManager,
+    agents_dir: PathBuf,
+) -> ChatSessionHandler {
+    let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
+    let groups = mcp.clone();
+    let lister = move || {
+        groups
+            .groups()
+            .into_iter()
+            .map(|(name, description)| ToolGroup { name, description })
+            .collect::<Vec<_>>()
+    };
+    ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir)
+        .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(config_tools_factory(mcp, store))
+        .with_items(skald_mcp::items(mcp.clone(), store.clone()))
 }
 
 /// Bad input is 2; a session busy with another turn (here or in another

@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use skald_core_api::{CancellationToken, ExecutionOutcome, ToolError, drive_execution};
-use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
+use skald_tools::{BuiltinDeps, builtin_registry};
 
 /// Exit code when the `restart` tool asked the host to restart (EX_TEMPFAIL).
 pub const EXIT_RESTART: u8 = 75;
@@ -322,7 +322,10 @@ async fn run(cli: Cli) -> ExitCode {
     let registry = std::sync::Arc::new(builtin_registry(&deps));
     match cli.command {
         Command::Tools { json, markdown } => {
-            let catalog = ToolCatalog::new(registry);
+            let catalog = match catalog_md::catalogue(registry).await {
+                Ok(c) => c,
+                Err(e) => return fail(1, &format!("cannot list the tools: {e}")),
+            };
             // The Markdown table is the static catalogue (docs/tools.md); the
             // other views add tools discovered in an existing database.
             let all = match (markdown, existing_store(cli.data_dir.clone()).await) {

@@ -344,7 +344,7 @@ pub(crate) async fn execute(
             return crate::subagent::run_sync(t, id, gate_call.arguments, cancel).await;
         }
         CallRoute::BackgroundTask => {
-            return crate::tasks::start_from_call(t, id, gate_call.arguments).await;
+            return crate::tasks::start_from_call(t, id, name, gate_call.arguments).await;
         }
         CallRoute::Execute => {}
     }

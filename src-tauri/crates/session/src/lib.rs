@@ -18,6 +18,7 @@ mod bus;
 mod calls;
 pub mod companion;
 mod context;
+mod delegation;
 mod env_models;
 mod environment;
 mod error;

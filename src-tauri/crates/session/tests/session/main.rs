@@ -17,6 +17,7 @@ mod discovery;
 mod driver;
 mod images;
 mod interface;
+mod labels;
 mod lazy;
 mod manage;
 mod mcp;
