@@ -6,6 +6,7 @@
 mod agents;
 mod approve;
 mod chat;
+mod chat_model;
 mod companion;
 mod crash;
 mod mcp;
