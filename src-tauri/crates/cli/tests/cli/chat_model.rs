@@ -10,16 +10,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 use skald_llm_mock::{MockServer, Reply, sse_text};
 
-use crate::{command, stderr, stdout};
-
-fn run(data: &Path, mock: &MockServer, args: &[&str]) -> Output {
-    command(data)
-        .args(args)
-        .env("OPENAI_BASE_URL", mock.base_url())
-        .env("OPENAI_API_KEY", "test-key")
-        .output()
-        .unwrap()
-}
+use crate::{command, run_with_mock as run, stderr, stdout};
 
 fn ok(out: &Output) {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(out));

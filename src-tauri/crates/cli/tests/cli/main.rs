@@ -50,6 +50,17 @@ pub fn skald(args: &[&str], data_dir: &Path) -> Output {
     command(data_dir).args(args).output().unwrap()
 }
 
+/// `skald ARGS` with the scripted mock as its environment's
+/// OpenAI-compatible endpoint.
+pub fn run_with_mock(data: &Path, mock: &skald_llm_mock::MockServer, args: &[&str]) -> Output {
+    command(data)
+        .args(args)
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap()
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -7,8 +7,7 @@
 use std::sync::Arc;
 
 use skald_core_api::Tool;
-use skald_protocol::ToolInfo;
-use skald_protocol::ToolKind;
+use skald_protocol::{ToolInfo, ToolKind};
 use skald_store::SessionRow;
 use skald_tools::{ItemSource, ToolSet};
 
