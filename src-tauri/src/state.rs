@@ -35,7 +35,6 @@ impl AppState {
         let store = Store::open(&data_dir).await?;
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
-        let catalog = ToolCatalog::new(registry.clone());
         // Seeded rules are what keeps a fresh install safe; a failure here is
         // logged and the gate still asks for everything (no rules → require).
         if let Err(e) = skald_session::bootstrap(&store).await {
@@ -59,7 +58,7 @@ impl AppState {
         };
         let sessions = ChatSessionHandler::new(
             store.clone(),
-            registry,
+            registry.clone(),
             providers,
             bundled_agents_dir(resource_dir.as_deref(), &data_dir),
         )
@@ -69,6 +68,8 @@ impl AppState {
         .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
         .with_interface_tools(config_tools_factory(&mcp, &store))
         .with_items(skald_mcp::items(mcp.clone(), store.clone()));
+        // The session's own tools are listed as they declare themselves.
+        let catalog = ToolCatalog::new(registry).with_synthetic(sessions.synthetic_tools());
         let default_workdir = default_workdir();
         // Elicitations become questions of the calling session; roots are
         // its working directory.

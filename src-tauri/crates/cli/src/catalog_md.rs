@@ -1,7 +1,30 @@
 //! Text renderings of the catalogue: a plain listing for terminals and the
 //! Markdown table that docs/tools.md embeds (and a test keeps in sync).
 
+use std::sync::Arc;
+
 use skald_protocol::{AllTools, ToolInfo, ToolKind};
+use skald_tools::{ToolCatalog, ToolRegistry};
+
+/// The catalogue `skald tools` lists: the registry, then the tools the
+/// CLI's sessions build (as each declares itself, so a new one is listed
+/// without a table to keep). The session driver needs a database; a
+/// throwaway one backs it, so listing never creates or reads the person's
+/// (and the Markdown table never depends on their MCP servers).
+pub async fn catalogue(registry: Arc<ToolRegistry>) -> Result<ToolCatalog, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let store = skald_store::Store::open(dir.path())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mcp = skald_mcp::McpManager::new(None, None);
+    let handler =
+        crate::chat::session_handler(&store, registry.clone(), &mcp, dir.path().join("agents"));
+    let synthetic = handler.synthetic_tools();
+    drop(handler);
+    mcp.shutdown();
+    store.close().await;
+    Ok(ToolCatalog::new(registry).with_synthetic(synthetic))
+}
 
 /// Markers around the generated table in docs/tools.md (only the drift test
 /// reads them; `make docs` blesses through it).
@@ -80,24 +103,23 @@ pub fn plain_listing(all: &AllTools) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
-    use std::sync::Arc;
+    use skald_tools::{BuiltinDeps, builtin_registry};
 
-    fn generated() -> String {
+    async fn generated() -> String {
         let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
-        markdown_table(&ToolCatalog::new(registry).list_all())
+        markdown_table(&catalogue(registry).await.unwrap().list_all())
     }
 
     /// docs/tools.md embeds `skald tools --markdown`; this fails on drift.
     /// `SKALD_BLESS=1` rewrites the generated block instead.
-    #[test]
-    fn docs_tools_md_catalogue_is_current() {
+    #[tokio::test]
+    async fn docs_tools_md_catalogue_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../docs/tools.md");
         let doc = std::fs::read_to_string(&path).unwrap();
         let start = doc.find(BEGIN).expect("BEGIN marker in docs/tools.md") + BEGIN.len();
         let end = doc.find(END).expect("END marker in docs/tools.md");
         let current = doc[start..end].trim();
-        let expected = generated();
+        let expected = generated().await;
         if std::env::var_os("SKALD_BLESS").is_some() {
             let new = format!("{}\n{}\n{}", &doc[..start], expected.trim(), &doc[end..]);
             std::fs::write(&path, new).unwrap();

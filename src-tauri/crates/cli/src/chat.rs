@@ -19,7 +19,7 @@ use skald_session::{
 };
 use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
-use skald_tools::{BuiltinDeps, builtin_registry};
+use skald_tools::{BuiltinDeps, ToolRegistry, builtin_registry};
 
 use crate::approve::{ApproveMode, ApprovingSink};
 use crate::{EXIT_RESTART, fail, print_out};
@@ -81,7 +81,6 @@ impl Host {
         }
         let deps = BuiltinDeps::default();
         let registry = Arc::new(builtin_registry(&deps));
-        let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
         let approvals = ApprovalManager::new(store.clone());
         // MCP servers connect in the background; a server's tools reach
         // the model once `activate_tools` grants it.
@@ -89,22 +88,10 @@ impl Host {
         if let Err(e) = mcp.load(&store).await {
             tracing::warn!(error = %e, "cannot load the MCP servers");
         }
-        let groups = mcp.clone();
-        let lister = move || {
-            groups
-                .groups()
-                .into_iter()
-                .map(|(name, description)| ToolGroup { name, description })
-                .collect::<Vec<_>>()
-        };
         let mut dirs = agent_dirs(data_dir).0.into_iter();
         let first = dirs.next().unwrap_or_else(|| user_agents_dir(data_dir));
-        let mut handler = ChatSessionHandler::new(store.clone(), registry, resolver, first)
-            .with_gate(Arc::new(approvals.clone()))
-            .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-            .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
-            .with_interface_tools(config_tools_factory(&mcp, &store))
-            .with_items(skald_mcp::items(mcp.clone(), store.clone()));
+        let mut handler =
+            session_handler(&store, registry, &mcp, first).with_gate(Arc::new(approvals.clone()));
         for dir in dirs {
             handler = handler.with_agents_dir(dir);
         }
@@ -129,6 +116,30 @@ impl Host {
         self.mcp.shutdown();
         self.store.close().await;
     }
+}
+
+/// The session driver over `store` with the CLI's tools: the registry,
+/// MCP (`mcp`'s servers), `activate_tools` and the MCP config tools.
+pub(crate) fn session_handler(
+    store: &Store,
+    registry: Arc<ToolRegistry>,
+    mcp: &McpManager,
+    agents_dir: PathBuf,
+) -> ChatSessionHandler {
+    let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
+    let groups = mcp.clone();
+    let lister = move || {
+        groups
+            .groups()
+            .into_iter()
+            .map(|(name, description)| ToolGroup { name, description })
+            .collect::<Vec<_>>()
+    };
+    ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir)
+        .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(config_tools_factory(mcp, store))
+        .with_items(skald_mcp::items(mcp.clone(), store.clone()))
 }
 
 /// Bad input is 2; a session busy with another turn (here or in another
@@ -228,11 +239,16 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
         }
     };
     eprintln!("skald: session {session_id}");
-    let action = Action::Send {
-        prompt: args.prompt,
-        model: args.model,
-    };
-    match run_turn(host, &session_id, action, args.approve).await {
+    let options = TurnOptions { model: args.model };
+    match run_turn(
+        host,
+        &session_id,
+        Action::Send(args.prompt),
+        options,
+        args.approve,
+    )
+    .await
+    {
         Ok(outcome) => outcome_code(&outcome),
         Err(e) => {
             // A turn that could not even start leaves no empty session behind.
@@ -247,10 +263,7 @@ async fn chat_on(host: &Host, args: ChatArgs) -> ExitCode {
 /// What a turn starts from.
 pub(crate) enum Action {
     /// The person's new message.
-    Send {
-        prompt: String,
-        model: Option<String>,
-    },
+    Send(String),
     /// The failed last turn again.
     Retry,
     /// A new answer to the last message.
@@ -261,12 +274,14 @@ pub(crate) enum Action {
 
 /// Runs one turn of `session_id`, printing it as `skald chat` does: the
 /// answer on stdout, tool events on stderr, approvals answered per
-/// `approve`, Ctrl-C stopping it, and background tasks it starts followed
-/// to their end.
+/// `approve`, Ctrl-C stopping it, background tasks it starts followed to
+/// their end, and the model that answered (as the app shows it on each
+/// answer).
 pub(crate) async fn run_turn(
     host: &Host,
     session_id: &str,
     action: Action,
+    options: TurnOptions,
     approve: ApproveMode,
 ) -> Result<TurnOutcome, SessionError> {
     let h = &host.handler;
@@ -298,16 +313,26 @@ pub(crate) async fn run_turn(
             }
         }
     };
+    // The answer's model goes just before its usage line, the turn's last.
+    sink.print.hold_next_usage();
     let work = async {
         let result = match action {
-            Action::Send { prompt, model } => {
-                h.send_message_with(session_id, &prompt, TurnOptions { model }, &sink)
+            Action::Send(prompt) => {
+                h.send_message_with(session_id, &prompt, options, &sink)
                     .await
             }
-            Action::Retry => h.retry_turn(session_id, &sink).await,
-            Action::Regenerate => h.regenerate(session_id, &sink).await,
-            Action::Edit(text) => h.edit_last_message(session_id, &text, &sink).await,
+            Action::Retry => h.retry_turn_with(session_id, options, &sink).await,
+            Action::Regenerate => h.regenerate_with(session_id, options, &sink).await,
+            Action::Edit(text) => {
+                h.edit_last_message_with(session_id, &text, options, &sink)
+                    .await
+            }
         };
+        sink.print.end_line();
+        if result.is_ok() {
+            print_answering_model(h, session_id).await;
+        }
+        sink.print.release_usage();
         if h.tasks_in_flight() > 0 {
             following.store(true, std::sync::atomic::Ordering::SeqCst);
             sink.print.end_line();
@@ -327,6 +352,24 @@ pub(crate) async fn run_turn(
     questions.abort();
     sink.print.end_line();
     result
+}
+
+/// `model: NAME` on stderr when the session's last message is an answer
+/// whose model is stored (a turn that failed before answering prints none;
+/// a cut or failed answer still names the model that wrote it).
+async fn print_answering_model(h: &ChatSessionHandler, session_id: &str) {
+    match h.history(session_id).await {
+        Ok(history) => {
+            if let Some(model) = history
+                .last()
+                .filter(|m| m.role == skald_protocol::ChatRole::Assistant)
+                .and_then(|m| m.model.as_deref())
+            {
+                eprintln!("model: {model}");
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot read which model answered"),
+    }
 }
 
 pub(crate) fn outcome_code(outcome: &TurnOutcome) -> ExitCode {

@@ -13,6 +13,7 @@ mod agents;
 mod approve;
 mod catalog_md;
 mod chat;
+mod chat_model;
 mod compact;
 mod companion;
 mod mcp;
@@ -28,7 +29,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use skald_core_api::{CancellationToken, ExecutionOutcome, ToolError, drive_execution};
-use skald_tools::{BuiltinDeps, ToolCatalog, builtin_registry};
+use skald_tools::{BuiltinDeps, builtin_registry};
 
 /// Exit code when the `restart` tool asked the host to restart (EX_TEMPFAIL).
 pub const EXIT_RESTART: u8 = 75;
@@ -151,6 +152,10 @@ enum Command {
     Retry {
         /// The session id (from `skald sessions`).
         session: String,
+        /// Ask this model for this redo only (as `skald chat --model`); the
+        /// chat keeps its own model (`skald sessions model` changes that).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
         /// How calls the rules ask about are answered (as `skald chat`).
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
@@ -159,6 +164,10 @@ enum Command {
     Regenerate {
         /// The session id (from `skald sessions`).
         session: String,
+        /// Ask this model for this redo only (as `skald chat --model`); the
+        /// chat keeps its own model (`skald sessions model` changes that).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
         /// How calls the rules ask about are answered (as `skald chat`).
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
@@ -170,15 +179,22 @@ enum Command {
         session: String,
         /// The new message.
         text: String,
+        /// Ask this model for this redo only (as `skald chat --model`); the
+        /// chat keeps its own model (`skald sessions model` changes that).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
         /// How calls the rules ask about are answered (as `skald chat`).
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
     },
-    /// List chat sessions, most recent first.
+    /// List chat sessions, most recent first; `model SESSION` shows or
+    /// sets a chat's own model.
     Sessions {
         /// Machine-readable (the `SessionSummary` IPC type).
         #[arg(long)]
         json: bool,
+        #[command(subcommand)]
+        command: Option<SessionsCommand>,
     },
     /// The models each configured endpoint offers; `use NAME` picks the one
     /// turns take when an endpoint comes from the environment only.
@@ -207,6 +223,20 @@ enum Command {
         /// terminal, approved, or rejected (never left waiting forever).
         #[arg(long, value_enum, default_value = "ask")]
         approve: approve::ApproveMode,
+    },
+}
+
+#[derive(Subcommand)]
+enum SessionsCommand {
+    /// Show the chat's own model, the default and the models it may
+    /// switch to (stdout: one `PROVIDER/MODEL` per line); with PICK, give
+    /// the chat that model for its next turns, as the chat header's
+    /// switcher does (`default`: follow the default model again).
+    Model {
+        /// The session id (from `skald sessions`).
+        session: String,
+        /// `PROVIDER/MODEL` as listed (`env:openai/gpt-4o`), or `default`.
+        pick: Option<String>,
     },
 }
 
@@ -322,7 +352,10 @@ async fn run(cli: Cli) -> ExitCode {
     let registry = std::sync::Arc::new(builtin_registry(&deps));
     match cli.command {
         Command::Tools { json, markdown } => {
-            let catalog = ToolCatalog::new(registry);
+            let catalog = match catalog_md::catalogue(registry).await {
+                Ok(c) => c,
+                Err(e) => return fail(1, &format!("cannot list the tools: {e}")),
+            };
             // The Markdown table is the static catalogue (docs/tools.md); the
             // other views add tools discovered in an existing database.
             let all = match (markdown, existing_store(cli.data_dir.clone()).await) {
@@ -415,24 +448,38 @@ async fn run(cli: Cli) -> ExitCode {
             Ok(dir) => compact::compact(&dir, &session, model.as_deref()).await,
             Err(code) => code,
         },
-        Command::Retry { session, approve } => match data_dir(cli.data_dir) {
-            Ok(dir) => redo::redo(&dir, &session, chat::Action::Retry, approve).await,
+        Command::Retry {
+            session,
+            model,
+            approve,
+        } => match data_dir(cli.data_dir) {
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Retry, model, approve).await,
             Err(code) => code,
         },
-        Command::Regenerate { session, approve } => match data_dir(cli.data_dir) {
-            Ok(dir) => redo::redo(&dir, &session, chat::Action::Regenerate, approve).await,
+        Command::Regenerate {
+            session,
+            model,
+            approve,
+        } => match data_dir(cli.data_dir) {
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Regenerate, model, approve).await,
             Err(code) => code,
         },
         Command::Edit {
             session,
             text,
+            model,
             approve,
         } => match data_dir(cli.data_dir) {
-            Ok(dir) => redo::redo(&dir, &session, chat::Action::Edit(text), approve).await,
+            Ok(dir) => redo::redo(&dir, &session, chat::Action::Edit(text), model, approve).await,
             Err(code) => code,
         },
-        Command::Sessions { json } => match data_dir(cli.data_dir) {
-            Ok(dir) => chat::sessions(&dir, json).await,
+        Command::Sessions { json, command } => match data_dir(cli.data_dir) {
+            Ok(dir) => match command {
+                None => chat::sessions(&dir, json).await,
+                Some(SessionsCommand::Model { session, pick }) => {
+                    chat_model::model(&dir, &session, pick.as_deref()).await
+                }
+            },
             Err(code) => code,
         },
         Command::Tasks { command } => match data_dir(cli.data_dir) {

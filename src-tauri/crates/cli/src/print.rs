@@ -31,6 +31,10 @@ pub struct PrintSink {
     usage: Mutex<Totals>,
     /// How many bytes of each running call's output were printed.
     printed: Mutex<HashMap<String, u64>>,
+    /// The next turn's usage line waits for [`release_usage`](Self::release_usage),
+    /// so what the caller prints about that turn (its model) comes before it.
+    hold_usage: AtomicBool,
+    held_usage: Mutex<Option<String>>,
 }
 
 /// The complete lines of a progress snapshot not printed yet, and the new
@@ -157,6 +161,32 @@ impl PrintSink {
         let totals =
             std::mem::take(&mut *self.usage.lock().unwrap_or_else(PoisonError::into_inner));
         if let Some(line) = totals.line() {
+            if self.hold_usage.swap(false, Ordering::SeqCst) {
+                *self
+                    .held_usage
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(line);
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+
+    /// Holds the usage line of the next turn that ends until
+    /// [`release_usage`](Self::release_usage).
+    pub fn hold_next_usage(&self) {
+        self.hold_usage.store(true, Ordering::SeqCst);
+    }
+
+    /// Prints a held usage line, if any, and holds no more.
+    pub fn release_usage(&self) {
+        self.hold_usage.store(false, Ordering::SeqCst);
+        let held = self
+            .held_usage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(line) = held {
             eprintln!("{line}");
         }
     }

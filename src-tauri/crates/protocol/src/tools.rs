@@ -65,7 +65,7 @@ impl ToolPresentation {
 pub enum ToolKind {
     /// Registered in the `ToolRegistry`.
     Registry,
-    /// Injected by the session driver outside the registry (`synthetic_tools()`).
+    /// Built by the session driver outside the registry (`ChatSessionHandler::synthetic_tools`).
     Synthetic,
     /// Offered by an MCP server, named `mcp__<server>__<tool>`.
     Mcp,

@@ -420,7 +420,7 @@ pub(crate) async fn execute_allowed(
             return crate::subagent::run_sync(t, id, args, cancel).await;
         }
         CallRoute::BackgroundTask => {
-            return crate::tasks::start_from_call(t, id, args).await;
+            return crate::tasks::start_from_call(t, id, name, args).await;
         }
         CallRoute::Execute => {}
     }

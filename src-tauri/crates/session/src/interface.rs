@@ -58,7 +58,17 @@ pub struct FrameContext {
 
 /// Builds a kind of InterfaceTool for a frame.
 pub trait InterfaceTools: Send + Sync {
+    /// The tools `frame` is offered.
     fn build(&self, frame: &FrameContext) -> Vec<Arc<dyn Tool>>;
+
+    /// The tools of this kind `frame` is not offered (they are another kind
+    /// of agent's or session's). The frame's tool set still holds them, so
+    /// a call of one — stored by another frame, or sent by a model that was
+    /// not offered it — gets its label and path from the tool itself, and
+    /// the catalogue lists them.
+    fn not_offered(&self, _frame: &FrameContext) -> Vec<Arc<dyn Tool>> {
+        Vec::new()
+    }
 
     /// The lazy tool groups it offers, for the factory of `activate_tools`
     /// (`<!-- MCP_LIST -->` lists them).

@@ -19,6 +19,7 @@ mod bus;
 mod calls;
 pub mod companion;
 mod context;
+mod delegation;
 mod env_models;
 mod environment;
 mod error;

@@ -177,8 +177,14 @@ impl Tool for ExecuteTask {
     }
 
     fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        // `execute_subtask` is always sync: no mode to show.
+        let mark = if self.subtask {
+            ""
+        } else {
+            crate::delegation::mode_mark(args)
+        };
         truncate_label(
-            &skald_tools::describe_sub_agent_call(self.name(), args),
+            &crate::delegation::describe_delegation(self.name(), mark, args),
             length.max_chars(),
         )
     }

@@ -19,8 +19,8 @@ pub mod tool_names;
 mod toolset;
 
 pub use builtin::{BuiltinDeps, builtin_registry, builtin_traits};
-pub use catalog::{McpToolSource, ToolCatalog, synthetic_tools};
+pub use catalog::{McpToolSource, ToolCatalog};
 pub use discovery::{DiscoveredTool, KnownToolsSink, ToolDiscovery};
 pub use items::{ItemSource, ListItems, ToggleItem};
-pub use registry::{ToolRegistry, describe_sub_agent_call};
+pub use registry::{ToolRegistry, tool_info};
 pub use toolset::{Audience, CallLabels, ToolSet, ToolSource, source};

@@ -1,5 +1,4 @@
-//! [`ToolRegistry`]: the built-in tools keyed by name, and the single place
-//! labels, target paths and effective arguments of any call are computed.
+//! [`ToolRegistry`]: the built-in tools keyed by name.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,8 +10,6 @@ use skald_core_api::{
     truncate_label,
 };
 use skald_protocol::{ToolInfo, ToolKind};
-
-use crate::tool_names as tn;
 
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
@@ -110,14 +107,7 @@ impl ToolRegistry {
     pub fn infos(&self) -> Vec<ToolInfo> {
         self.sorted()
             .into_iter()
-            .map(|t| ToolInfo {
-                name: t.name().to_string(),
-                description: t.description().to_string(),
-                category: Some(t.category()),
-                kind: ToolKind::Registry,
-                sub_agents_only: t.sub_agents_only(),
-                root_agent_only: t.root_agent_only(),
-            })
+            .map(|t| tool_info(t.as_ref(), ToolKind::Registry))
             .collect()
     }
 
@@ -168,77 +158,31 @@ impl ToolRegistry {
         }
     }
 
-    /// A human label for any call, registry or not, within the length's limit.
+    /// A human label for a call, within the length's limit: the tool's own
+    /// `describe`, else (a tool outside the registry) its name. Session and
+    /// MCP tools are labelled by a [`ToolSet`](crate::ToolSet) holding them.
     pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
-        match self.tools.get(name) {
-            Some(tool) => truncate_label(&tool.describe(args, length), length.max_chars()),
-            None => describe_not_offered(name, args, length),
-        }
+        let label = match self.tools.get(name) {
+            Some(tool) => tool.describe(args, length),
+            None => name.to_string(),
+        };
+        truncate_label(&label, length.max_chars())
     }
 
     /// The single viewable file a call acts on, if any.
     pub fn target_path(&self, name: &str, args: &Value) -> Option<String> {
-        match self.tools.get(name) {
-            Some(tool) => tool.target_path(args),
-            None => target_not_offered(name, args),
-        }
+        self.tools.get(name).and_then(|tool| tool.target_path(args))
     }
 }
 
-/// The label of a call to a tool no source offers now (a stored call of a
-/// tool since removed, or of a synthetic tool this build does not offer):
-/// what its arguments tell, else its name.
-pub(crate) fn describe_not_offered(
-    name: &str,
-    args: &Value,
-    length: ToolDescriptionLength,
-) -> String {
-    let label = if name == tn::SHOW_FILE_TO_USER {
-        match str_arg(args, "path") {
-            Some(p) => format!("{name} `{p}`"),
-            None => name.to_string(),
-        }
-    } else if name == tn::EXECUTE_TASK
-        || name == tn::EXECUTE_SUBTASK
-        || name == tn::RUN_SUBTASK
-        || name == tn::TASK_COMPLETED
-    {
-        describe_sub_agent_call(name, args)
-    } else {
-        name.to_string()
-    };
-    truncate_label(&label, length.max_chars())
-}
-
-/// The viewable file of a call to a tool no source offers now.
-pub(crate) fn target_not_offered(name: &str, args: &Value) -> Option<String> {
-    (name == tn::SHOW_FILE_TO_USER)
-        .then(|| str_arg(args, "path").map(str::to_string))
-        .flatten()
-}
-
-fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
-/// `execute_task ⚡ → software-engineer: Refactor auth module`.
-pub fn describe_sub_agent_call(name: &str, args: &Value) -> String {
-    // `task_completed` (a background task's ending, delivered) shows the
-    // mode of the task it reports.
-    let mode = match (name, str_arg(args, "mode")) {
-        (n, Some("sync")) if n == tn::EXECUTE_TASK => " ⚡",
-        (n, Some("async")) if n == tn::EXECUTE_TASK || n == tn::TASK_COMPLETED => " 🚀",
-        (n, Some("cron")) if n == tn::EXECUTE_TASK || n == tn::TASK_COMPLETED => " 📅",
-        _ => "",
-    };
-    let what = str_arg(args, "description").or_else(|| str_arg(args, "title"));
-    match (str_arg(args, "agent_id"), what) {
-        (Some(agent), Some(what)) => format!("{name}{mode} → {agent}: {what}"),
-        (Some(agent), None) => format!("{name}{mode} → {agent}"),
-        (None, Some(what)) => format!("{name}{mode} → {what}"),
-        (None, None) => format!("{name}{mode}"),
+/// The catalogue entry of `tool`, as the tool itself declares it.
+pub fn tool_info(tool: &dyn Tool, kind: ToolKind) -> ToolInfo {
+    ToolInfo {
+        name: tool.name().to_string(),
+        description: tool.description().to_string(),
+        category: Some(tool.category()),
+        kind,
+        sub_agents_only: tool.sub_agents_only(),
+        root_agent_only: tool.root_agent_only(),
     }
 }

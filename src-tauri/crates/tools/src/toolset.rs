@@ -17,13 +17,15 @@ use skald_core_api::{
 };
 
 use crate::ToolRegistry;
-use crate::registry::{describe_not_offered, target_not_offered};
 
 /// Where a tool of the set comes from (`known_tools.source`, rule filters).
 pub mod source {
     pub const BUILTIN: &str = "builtin";
     pub const SYNTHETIC: &str = "synthetic";
     pub const MCP: &str = "mcp";
+    /// Tools that only label stored calls, never offered to any model: a
+    /// background task's delivered ending, a legacy alias.
+    pub const HISTORY: &str = "history";
 }
 
 /// A provider of tools for one round.
@@ -110,9 +112,16 @@ struct Entry {
 
 /// The tools of one round, by name. Later sources replace earlier ones of
 /// the same name (a session's tool can stand in for a built-in).
+///
+/// Beside what the round offers, the set holds the session's tools this
+/// frame is not offered (another kind of agent's, a background session's,
+/// a task's delivered ending): a stored or stray call of one still gets its
+/// label and path from the tool itself. Those are never offered, run,
+/// checked or gated here.
 #[derive(Clone, Default)]
 pub struct ToolSet {
     entries: BTreeMap<String, Entry>,
+    described: BTreeMap<String, Entry>,
 }
 
 impl ToolSet {
@@ -137,6 +146,7 @@ impl ToolSet {
 
     /// Adds one tool (an InterfaceTool built for this session or frame).
     pub fn add(&mut self, tool: Arc<dyn Tool>, source: &str) {
+        self.described.remove(tool.name());
         self.entries.insert(
             tool.name().to_string(),
             Entry {
@@ -144,6 +154,40 @@ impl ToolSet {
                 source: source.to_string(),
             },
         );
+    }
+
+    /// Adds a tool this round does not offer, only to label its calls; a
+    /// tool of that name the round offers wins.
+    pub fn add_described(&mut self, tool: Arc<dyn Tool>, source: &str) {
+        if self.entries.contains_key(tool.name()) {
+            return;
+        }
+        self.described.insert(
+            tool.name().to_string(),
+            Entry {
+                tool,
+                source: source.to_string(),
+            },
+        );
+    }
+
+    /// Every tool of the set, offered this round or only described, with
+    /// its source, sorted by name.
+    pub fn every_tool(&self) -> Vec<(&Arc<dyn Tool>, &str)> {
+        let mut all: Vec<_> = self
+            .entries
+            .values()
+            .chain(self.described.values())
+            .map(|e| (&e.tool, e.source.as_str()))
+            .collect();
+        all.sort_by(|a, b| a.0.name().cmp(b.0.name()));
+        all
+    }
+
+    /// The tool that labels a call: the offered one, else a described one.
+    fn labeller(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.get(name)
+            .or_else(|| self.described.get(name).map(|e| &e.tool))
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -211,7 +255,9 @@ impl ToolSet {
     }
 
     pub fn presentation_of(&self, name: &str) -> ToolPresentation {
-        self.get(name).map(|t| t.presentation()).unwrap_or_default()
+        self.labeller(name)
+            .map(|t| t.presentation())
+            .unwrap_or_default()
     }
 
     /// How the driver runs a call (the tool's declaration); a name not in
@@ -250,21 +296,18 @@ impl ToolSet {
         }
     }
 
-    /// The label of any call: the tool's own `describe`, or what the
-    /// arguments tell for a tool not offered this round (history of a tool
-    /// since removed), else the name.
+    /// The label of any call: its tool's own `describe` (offered this
+    /// round or not), else — a tool since removed — its name.
     pub fn describe_call(&self, name: &str, args: &Value, length: ToolDescriptionLength) -> String {
-        match self.get(name) {
-            Some(t) => truncate_label(&t.describe(args, length), length.max_chars()),
-            None => describe_not_offered(name, args, length),
-        }
+        let label = match self.labeller(name) {
+            Some(t) => t.describe(args, length),
+            None => name.to_string(),
+        };
+        truncate_label(&label, length.max_chars())
     }
 
-    /// The single viewable file a call acts on, if any.
+    /// The single viewable file a call acts on, if any, from its tool.
     pub fn target_path(&self, name: &str, args: &Value) -> Option<String> {
-        match self.get(name) {
-            Some(t) => t.target_path(args),
-            None => target_not_offered(name, args),
-        }
+        self.labeller(name).and_then(|t| t.target_path(args))
     }
 }

@@ -128,8 +128,10 @@ async fn dispatch_and_run_known_and_unknown_names() {
     );
 }
 
+/// Outside the registry a name is just its name: the registry knows no
+/// session or MCP tool by name (a `ToolSet` holding them labels those).
 #[test]
-fn describe_call_uses_tool_then_special_cases_then_name() {
+fn describe_call_uses_the_tool_else_the_name() {
     let r = registry();
     let short = ToolDescriptionLength::Short;
     assert_eq!(
@@ -144,34 +146,16 @@ fn describe_call_uses_tool_then_special_cases_then_name() {
         r.describe_call("mcp__gmail__send", &json!({"to": "x"}), short),
         "mcp__gmail__send"
     );
-    assert_eq!(
-        r.describe_call(tn::SHOW_FILE_TO_USER, &json!({"path": "docs/a.md"}), short),
-        "show_file_to_user `docs/a.md`"
-    );
-    assert_eq!(
-        r.describe_call(
-            tn::EXECUTE_TASK,
-            &json!({"mode": "sync", "agent_id": "software-engineer", "description": "Refactor auth module"}),
-            short
-        ),
-        "execute_task ⚡ → software-engineer: Refactor auth module"
-    );
-    assert_eq!(
-        r.describe_call(
-            tn::EXECUTE_TASK,
-            &json!({"mode": "async", "agent_id": "a", "title": "T"}),
-            short
-        ),
-        "execute_task 🚀 → a: T"
-    );
-    assert_eq!(
-        r.describe_call(tn::EXECUTE_TASK, &json!({"mode": "cron"}), short),
-        "execute_task 📅"
-    );
-    assert_eq!(
-        r.describe_call(tn::EXECUTE_SUBTASK, &json!({"agent_id": "x"}), short),
-        "execute_subtask → x"
-    );
+    for name in [tn::SHOW_FILE_TO_USER, tn::EXECUTE_TASK, tn::TASK_COMPLETED] {
+        assert_eq!(
+            r.describe_call(
+                name,
+                &json!({"path": "a.md", "agent_id": "x", "mode": "sync"}),
+                short
+            ),
+            name
+        );
+    }
 }
 
 #[test]
@@ -195,7 +179,7 @@ fn target_path_and_effective_args() {
     assert_eq!(r.target_path("nope", &json!({"path": "a.txt"})), None);
     assert_eq!(
         r.target_path(tn::SHOW_FILE_TO_USER, &json!({"path": "x.pdf"})),
-        Some("x.pdf".into())
+        None
     );
     assert_eq!(
         r.effective_args("zeta", json!({}), Path::new("/w")),
@@ -208,36 +192,33 @@ fn target_path_and_effective_args() {
 }
 
 #[test]
-fn catalog_lists_registry_synthetic_and_empty_mcp() {
-    let catalog = ToolCatalog::new(Arc::new(registry()));
+fn catalog_lists_registry_then_the_synthetic_tools_it_is_given_and_empty_mcp() {
+    let session_tool = |name: &str| skald_protocol::ToolInfo {
+        name: name.into(),
+        description: String::new(),
+        category: Some(ToolCategory::Introspection),
+        kind: ToolKind::Registry,
+        sub_agents_only: false,
+        root_agent_only: name == "b_own",
+    };
+    let catalog = ToolCatalog::new(Arc::new(registry()))
+        .with_synthetic(vec![session_tool("b_own"), session_tool("a_own")]);
     let all = catalog.list_all();
     let names: Vec<_> = all.built_in.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(&names[..4], ["alpha", "cfg", "sub", "zeta"]);
+    assert_eq!(names, ["alpha", "cfg", "sub", "zeta", "a_own", "b_own"]);
     let synthetic: Vec<_> = all
         .built_in
         .iter()
         .filter(|t| t.kind == ToolKind::Synthetic)
-        .map(|t| t.name.as_str())
+        .map(|t| (t.name.as_str(), t.root_agent_only))
         .collect();
-    assert_eq!(
-        synthetic,
-        [
-            tn::ACTIVATE_TOOLS,
-            tn::ASK_USER_CLARIFICATION,
-            tn::EXECUTE_SUBTASK,
-            tn::EXECUTE_TASK,
-            tn::IMAGE_GENERATE,
-            tn::LIST_ITEMS,
-            tn::NOTIFY,
-            tn::READ_NOTIFICATION,
-            tn::SHOW_FILE_TO_USER,
-            tn::UPDATE_SCRATCHPAD,
-            tn::WRITE_TODOS,
-        ]
-    );
+    assert_eq!(synthetic, [("a_own", false), ("b_own", true)]);
     assert!(all.mcp.is_empty());
     let sub = all.built_in.iter().find(|t| t.name == "sub").unwrap();
     assert!(sub.sub_agents_only && !sub.root_agent_only);
+    // Nothing is listed that nobody gave it.
+    let bare = ToolCatalog::new(Arc::new(registry())).list_all();
+    assert!(bare.built_in.iter().all(|t| t.kind == ToolKind::Registry));
 }
 
 struct FakeMcp;

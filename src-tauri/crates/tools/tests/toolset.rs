@@ -145,3 +145,41 @@ fn the_config_group_waits_for_its_grant_and_later_sources_win() {
     assert_eq!(set.len(), 1);
     assert_eq!(set.source_of("note").as_deref(), Some(source::MCP));
 }
+
+/// A tool the round does not offer (another agent's, a record of a
+/// delivered ending) labels its calls from its own `describe` and
+/// `target_path`, and is never offered, run, checked or categorised.
+#[test]
+fn a_described_tool_labels_its_calls_but_is_never_offered_or_run() {
+    let mut set = ToolSet::new();
+    set.add_described(note(false, ToolCategory::Introspection), source::SYNTHETIC);
+    let args = json!({"path": "b.md"});
+    assert_eq!(
+        set.describe_call("note", &args, ToolDescriptionLength::Short),
+        "note `b.md`"
+    );
+    assert_eq!(set.target_path("note", &args).as_deref(), Some("b.md"));
+    assert!(set.definitions(Audience::default()).is_empty());
+    assert!(!set.contains("note"));
+    assert!(set.run("note", args.clone()).is_none());
+    assert!(set.check_args("note", &args).is_err());
+    assert_eq!(set.category_of("note"), None);
+    assert_eq!(set.source_of("note"), None);
+    let every: Vec<_> = set
+        .every_tool()
+        .into_iter()
+        .map(|(t, s)| (t.name().to_string(), s.to_string()))
+        .collect();
+    assert_eq!(every, [("note".to_string(), source::SYNTHETIC.to_string())]);
+    // Offered later in the round, the offered tool wins, once.
+    set.add(note(false, ToolCategory::Filesystem), source::BUILTIN);
+    set.add_described(note(false, ToolCategory::Config), source::HISTORY);
+    assert_eq!(set.category_of("note"), Some(ToolCategory::Filesystem));
+    assert_eq!(set.every_tool().len(), 1);
+    // A name no tool of the set has is its own label, with no path.
+    assert_eq!(
+        set.describe_call("gone", &args, ToolDescriptionLength::Short),
+        "gone"
+    );
+    assert_eq!(set.target_path("gone", &args), None);
+}

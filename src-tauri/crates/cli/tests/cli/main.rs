@@ -6,6 +6,7 @@
 mod agents;
 mod approve;
 mod chat;
+mod chat_model;
 mod companion;
 mod crash;
 mod mcp;
@@ -47,6 +48,17 @@ pub fn program_command(program: &str, data_dir: &Path) -> Command {
 
 pub fn skald(args: &[&str], data_dir: &Path) -> Output {
     command(data_dir).args(args).output().unwrap()
+}
+
+/// `skald ARGS` with the scripted mock as its environment's
+/// OpenAI-compatible endpoint.
+pub fn run_with_mock(data: &Path, mock: &skald_llm_mock::MockServer, args: &[&str]) -> Output {
+    command(data)
+        .args(args)
+        .env("OPENAI_BASE_URL", mock.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .output()
+        .unwrap()
 }
 
 pub fn stderr(o: &Output) -> String {

@@ -3,21 +3,11 @@
 //! what the model should see, and answers approvals per `--approve`.
 
 use std::path::Path;
-use std::process::Output;
 
 use serde_json::{Value, json};
 use skald_llm_mock::{MockServer, Reply, sse_text, sse_tool_call};
 
-use crate::{command, stderr, stdout};
-
-fn run(data: &Path, mock: &MockServer, args: &[&str]) -> Output {
-    command(data)
-        .args(args)
-        .env("OPENAI_BASE_URL", mock.base_url())
-        .env("OPENAI_API_KEY", "test-key")
-        .output()
-        .unwrap()
-}
+use crate::{command, run_with_mock as run, stderr, stdout};
 
 /// Picks `m` as the model of turns given no `--model` (retry, regenerate
 /// and edit take the default model, as the app's buttons do).

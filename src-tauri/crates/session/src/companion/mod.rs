@@ -54,30 +54,51 @@ impl CompanionTools {
     }
 }
 
+impl CompanionTools {
+    /// Every companion tool of frame `f`, each with whether `f` is offered it.
+    fn all(&self, f: &FrameContext) -> Vec<(Arc<dyn Tool>, bool)> {
+        vec![
+            (
+                Arc::new(UpdateScratchpad::new(f.store.clone(), f.session_id.clone())),
+                true,
+            ),
+            (Arc::new(WriteTodos), true),
+            (
+                Arc::new(ShowFileToUser::new(
+                    f.session_id.clone(),
+                    f.working_dir.clone(),
+                    f.events.clone(),
+                )),
+                true,
+            ),
+            (
+                Arc::new(NotifyTool::new(self.notifications.clone())),
+                may_notify(&f.agent_id, f.run_context.as_ref()),
+            ),
+            (Arc::new(ReadNotification), f.depth == 0),
+            (
+                Arc::new(AskUserClarification::new(f, self.questions.clone())),
+                !is_system_agent(&f.agent_id),
+            ),
+        ]
+    }
+
+    fn of_frame(&self, f: &FrameContext, offered: bool) -> Vec<Arc<dyn Tool>> {
+        self.all(f)
+            .into_iter()
+            .filter(|(_, o)| *o == offered)
+            .map(|(t, _)| t)
+            .collect()
+    }
+}
+
 impl InterfaceTools for CompanionTools {
     fn build(&self, f: &FrameContext) -> Vec<Arc<dyn Tool>> {
-        let mut tools: Vec<Arc<dyn Tool>> = vec![
-            Arc::new(UpdateScratchpad::new(f.store.clone(), f.session_id.clone())),
-            Arc::new(WriteTodos),
-            Arc::new(ShowFileToUser::new(
-                f.session_id.clone(),
-                f.working_dir.clone(),
-                f.events.clone(),
-            )),
-        ];
-        if may_notify(&f.agent_id, f.run_context.as_ref()) {
-            tools.push(Arc::new(NotifyTool::new(self.notifications.clone())));
-        }
-        if f.depth == 0 {
-            tools.push(Arc::new(ReadNotification));
-        }
-        if !is_system_agent(&f.agent_id) {
-            tools.push(Arc::new(AskUserClarification::new(
-                f,
-                self.questions.clone(),
-            )));
-        }
-        tools
+        self.of_frame(f, true)
+    }
+
+    fn not_offered(&self, f: &FrameContext) -> Vec<Arc<dyn Tool>> {
+        self.of_frame(f, false)
     }
 
     fn question_board(&self) -> Option<QuestionBoard> {

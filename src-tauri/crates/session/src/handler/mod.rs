@@ -27,7 +27,7 @@ use crate::environment::with_environment;
 use crate::error::SessionError;
 use crate::events::EventSink;
 use crate::gate::{AllowAll, ApprovalGate};
-use crate::interface::{FrameContext, FrameEvents, InterfaceTools};
+use crate::interface::InterfaceTools;
 use crate::known_tools::StoreKnownTools;
 use crate::provider::{ProviderResolver, ResolvedModel};
 use crate::resume::{ResumeReport, resume_session};
@@ -37,6 +37,7 @@ use crate::turn::{Turn, run_rounds};
 mod internals;
 mod recovery;
 mod redo;
+mod tools;
 
 /// How many interrupted sessions `resume_all` answers at once.
 const RESUME_AT_ONCE: usize = 4;
@@ -153,97 +154,6 @@ impl Inner {
         let always = crate::activate::always_on(&self.store, Some(session_id)).await?;
         Ok(crate::activate::mcp_list(&groups, &always))
     }
-
-    /// The tools of a frame's round: the registry, the other sources, the
-    /// session's own (`execute_task`, `list_items`), then the InterfaceTools built for the
-    /// frame. Which of them a sub-agent is offered is the audience's call
-    /// (no `root_agent_only`, plus `sub_agents_only`), each once by name.
-    pub(crate) fn toolset(
-        &self,
-        session: &SessionRow,
-        frame_id: i64,
-        depth: u32,
-        agent_id: &str,
-        workdir: &std::path::Path,
-    ) -> ToolSet {
-        self.frame_tools(session, frame_id, depth, agent_id, workdir)
-            .0
-    }
-
-    /// [`toolset`](Self::toolset) and where its tools raise events.
-    pub(crate) fn frame_tools(
-        &self,
-        session: &SessionRow,
-        frame_id: i64,
-        depth: u32,
-        agent_id: &str,
-        workdir: &std::path::Path,
-    ) -> (ToolSet, FrameEvents) {
-        let events = FrameEvents::default();
-        let mut set = ToolSet::new();
-        set.add_source(self.registry.as_ref());
-        for s in &self.sources {
-            set.add_source(s.as_ref());
-        }
-        // Background sessions get `execute_subtask` (sync only) instead of
-        // `execute_task`; only interactive ones read (never) agent results.
-        let background = crate::tasks::is_background_session(session.run_context.as_ref());
-        set.add(
-            crate::subagent::tool_for(
-                agent_id,
-                depth,
-                self.config.max_task_depth,
-                &self.agents,
-                background,
-                &self.tasks.time_zone(),
-            ),
-            skald_tools::source::SYNTHETIC,
-        );
-        if !background {
-            set.add(
-                Arc::new(crate::tasks::ReadAgentResult),
-                skald_tools::source::SYNTHETIC,
-            );
-        }
-        let cron: Arc<dyn ItemSource> = Arc::new(crate::tasks::CronItems(self.me.clone()));
-        let mut listed: Vec<Arc<dyn ItemSource>> = vec![
-            Arc::new(crate::tasks::AgentItems(self.agents.clone())),
-            cron.clone(),
-        ];
-        listed.extend(self.items.iter().cloned());
-        let mut toggled = vec![cron];
-        toggled.extend(self.items.iter().filter(|i| i.toggles()).cloned());
-        set.add(
-            Arc::new(skald_tools::ListItems::new(listed)),
-            skald_tools::source::SYNTHETIC,
-        );
-        set.add(
-            Arc::new(skald_tools::ToggleItem::new(toggled)),
-            skald_tools::source::SYNTHETIC,
-        );
-        set.add(
-            Arc::new(crate::tasks::DeleteCronJob::new(self.me.clone())),
-            skald_tools::source::SYNTHETIC,
-        );
-        if !self.interface.is_empty() {
-            let frame = FrameContext {
-                session_id: session.id.clone(),
-                frame_id,
-                agent_id: agent_id.to_string(),
-                depth,
-                working_dir: workdir.to_path_buf(),
-                run_context: session.run_context.clone(),
-                store: self.store.clone(),
-                events: events.clone(),
-            };
-            for f in &self.interface {
-                for tool in f.build(&frame) {
-                    set.add(tool, skald_tools::source::SYNTHETIC);
-                }
-            }
-        }
-        (set, events)
-    }
 }
 
 /// The session driver. Cheap to clone; clones share everything.
@@ -327,6 +237,13 @@ impl ChatSessionHandler {
     /// Replaces the config. Call before sharing the handler.
     pub fn with_config(self, config: HandlerConfig) -> Self {
         self.rebuilt(|i| i.config = config)
+    }
+
+    /// The session's own tools (InterfaceTools, `execute_task`, …) as the
+    /// catalogue lists them: each as it declares itself, whichever frames
+    /// are offered it, so a new one is listed without a table to keep.
+    pub fn synthetic_tools(&self) -> Vec<skald_protocol::ToolInfo> {
+        self.inner.synthetic_tools()
     }
 
     /// Adds a kind of InterfaceTool: every frame's tools include what

@@ -59,6 +59,18 @@ impl ChatSessionHandler {
         session_id: &str,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
+        self.retry_turn_with(session_id, TurnOptions::default(), sink)
+            .await
+    }
+
+    /// [`retry_turn`](Self::retry_turn) asking `options.model` this once
+    /// (`None`: the chat's own model, else the default).
+    pub async fn retry_turn_with(
+        &self,
+        session_id: &str,
+        options: TurnOptions,
+        sink: impl EventSink,
+    ) -> Result<TurnOutcome, SessionError> {
         // Claimed before the history is read: what is cut is what was read.
         let slot = self.claim(session_id)?;
         let session = self.session_row(session_id).await?;
@@ -84,7 +96,8 @@ impl ChatSessionHandler {
             }
             _ => None,
         };
-        self.again(slot, session_id, drop_after, sink).await
+        self.again(slot, session_id, drop_after, options.model.as_deref(), sink)
+            .await
     }
 
     /// Drops the last answer (everything after the person's last message)
@@ -92,6 +105,17 @@ impl ChatSessionHandler {
     pub async fn regenerate(
         &self,
         session_id: &str,
+        sink: impl EventSink,
+    ) -> Result<TurnOutcome, SessionError> {
+        self.regenerate_with(session_id, TurnOptions::default(), sink)
+            .await
+    }
+
+    /// [`regenerate`](Self::regenerate) asking `options.model` this once.
+    pub async fn regenerate_with(
+        &self,
+        session_id: &str,
+        options: TurnOptions,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
         let slot = self.claim(session_id)?;
@@ -102,7 +126,14 @@ impl ChatSessionHandler {
                 "nothing to regenerate: no message was sent yet".into(),
             ));
         };
-        self.again(slot, session_id, Some(user.id), sink).await
+        self.again(
+            slot,
+            session_id,
+            Some(user.id),
+            options.model.as_deref(),
+            sink,
+        )
+        .await
     }
 
     /// Replaces the person's last message with `text` (dropping it and
@@ -111,6 +142,19 @@ impl ChatSessionHandler {
         &self,
         session_id: &str,
         text: &str,
+        sink: impl EventSink,
+    ) -> Result<TurnOutcome, SessionError> {
+        self.edit_last_message_with(session_id, text, TurnOptions::default(), sink)
+            .await
+    }
+
+    /// [`edit_last_message`](Self::edit_last_message) asking
+    /// `options.model` this once.
+    pub async fn edit_last_message_with(
+        &self,
+        session_id: &str,
+        text: &str,
+        options: TurnOptions,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
         // One claim from reading the history, through the cut, to the end of
@@ -123,7 +167,7 @@ impl ChatSessionHandler {
                 "nothing to edit: no message was sent yet".into(),
             ));
         };
-        let prepared = self.prepare(session_id, None).await;
+        let prepared = self.prepare(session_id, options.model.as_deref()).await;
         let store = &self.inner.store;
         // With no usable provider the edited text still replaces the old
         // message, kept unsent with why (as a send keeps it), so Retry sends
@@ -165,9 +209,10 @@ impl ChatSessionHandler {
         slot: Slot<'_>,
         session_id: &str,
         drop_after: Option<i64>,
+        model: Option<&str>,
         sink: impl EventSink,
     ) -> Result<TurnOutcome, SessionError> {
-        let prepared = self.prepare(session_id, None).await?;
+        let prepared = self.prepare(session_id, model).await?;
         let store = &self.inner.store;
         if let Some(id) = drop_after {
             store.history().truncate_after(session_id, id).await?;

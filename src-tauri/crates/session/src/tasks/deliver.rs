@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skald_core_api::BoxFuture;
+use skald_core_api::{BoxFuture, Tool, ToolCategory, ToolDescriptionLength, truncate_label};
 use skald_llm::ToolCall;
 use skald_protocol::SessionEvent;
 use skald_store::{
@@ -19,6 +19,39 @@ use crate::error::SessionError;
 use crate::events::NullSink;
 use crate::handler::ChatSessionHandler;
 use crate::sessions::root_frame;
+
+/// `task_completed`: a run's ending as written into its target
+/// conversation. Never offered to a model; it labels those calls'
+/// cards with the mode of the task it reports (`task_completed 🚀 →
+/// worker: Count files`).
+pub(crate) struct TaskCompleted;
+
+impl Tool for TaskCompleted {
+    fn name(&self) -> &str {
+        tn::TASK_COMPLETED
+    }
+
+    fn description(&self) -> &str {
+        "A background task's ending, delivered into the conversation that started it (cron: Home)."
+    }
+
+    fn parameters_schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+
+    fn describe(&self, args: &Value, length: ToolDescriptionLength) -> String {
+        let label = crate::delegation::describe_delegation(
+            self.name(),
+            crate::delegation::mode_mark(args),
+            args,
+        );
+        truncate_label(&label, length.max_chars())
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Subagent
+    }
+}
 
 /// How long delivery waits for a busy conversation before trying again.
 const BUSY_RETRY: Duration = Duration::from_millis(100);

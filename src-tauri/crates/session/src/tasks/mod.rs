@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use skald_store::SessionLease;
 use tokio::sync::Notify;
 
+pub(crate) use deliver::TaskCompleted;
 pub use schedule::{
     CRON_EXAMPLE, Clock, FakeClock, Schedule, SystemClock, local_label, parse_time_zone,
     system_time_zone, utc_label,

@@ -39,14 +39,16 @@ fn handler_of(inner: &Weak<Inner>) -> Result<ChatSessionHandler, String> {
         .ok_or_else(|| "Skald is shutting down".to_string())
 }
 
-/// Starts the async task or schedules the cron job of an allowed
-/// `execute_task` call (`id`) of `t`'s frame.
+/// Starts the async task or schedules the cron job of an allowed call
+/// (`id`) of `t`'s frame to a tool declaring the background-task route
+/// (`execute_task`), whose arguments are `execute_task`'s.
 pub(crate) async fn start_from_call(
     t: &Turn<'_>,
     call_id: &str,
+    tool: &str,
     args: Value,
 ) -> Result<Outcome, SessionError> {
-    let input: ExecuteTaskInput = match skald_core_api::parse_args(tn::EXECUTE_TASK, args) {
+    let input: ExecuteTaskInput = match skald_core_api::parse_args(tool, args) {
         Ok(i) => i,
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };

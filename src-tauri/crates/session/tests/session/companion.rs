@@ -646,27 +646,35 @@ async fn companion_tools_reach_the_gate_with_the_catalogues_category() {
         ]
     );
 
-    // Every companion tool (a background root frame gets them all) has the
-    // category the catalogue lists for it.
-    let catalogue = skald_tools::synthetic_tools();
+    // The catalogue is derived from the tools: every companion tool, the
+    // ones an interactive root frame is not offered (`notify`) included, is
+    // listed as it declares itself; records of delivered endings are not.
+    let catalogue = h.synthetic_tools();
     let frame = FrameContext {
         session_id: sid.clone(),
         frame_id: 1,
-        agent_id: "worker".into(),
+        agent_id: "main".into(),
         depth: 0,
         working_dir: e.workdir.clone(),
-        run_context: Some(json!({"background": true})),
+        run_context: None,
         store: e.store.clone(),
         events: FrameEvents::default(),
     };
-    let tools = CompanionTools::default().build(&frame);
-    assert_eq!(tools.len(), 6);
-    for tool in tools {
+    let companions = CompanionTools::default();
+    let offered = companions.build(&frame);
+    let not_offered = companions.not_offered(&frame);
+    let names = |tools: &[std::sync::Arc<dyn skald_core_api::Tool>]| -> Vec<String> {
+        tools.iter().map(|t| t.name().to_string()).collect()
+    };
+    assert_eq!(names(&not_offered), ["notify"]);
+    assert_eq!(offered.len(), 5, "{:?}", names(&offered));
+    for tool in offered.iter().chain(&not_offered) {
         let listed = catalogue
             .iter()
             .find(|t| t.name == tool.name())
             .unwrap_or_else(|| panic!("{} is not in the catalogue", tool.name()));
         assert_eq!(listed.category, Some(tool.category()), "{}", tool.name());
+        assert_eq!(listed.description, tool.description(), "{}", tool.name());
         // Who sees it, too: the catalogue says what the tool declares.
         assert_eq!(
             (listed.root_agent_only, listed.sub_agents_only),
@@ -674,6 +682,18 @@ async fn companion_tools_reach_the_gate_with_the_catalogues_category() {
             "{}",
             tool.name()
         );
+    }
+    let listed: Vec<&str> = catalogue.iter().map(|t| t.name.as_str()).collect();
+    for name in [
+        "execute_task",
+        "execute_subtask",
+        "read_agent_result",
+        "list_items",
+    ] {
+        assert!(listed.contains(&name), "{name} missing: {listed:?}");
+    }
+    for name in ["task_completed", "run_subtask", "read_file"] {
+        assert!(!listed.contains(&name), "{name} listed: {listed:?}");
     }
     let root_only: Vec<&str> = catalogue
         .iter()

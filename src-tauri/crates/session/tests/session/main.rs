@@ -18,6 +18,7 @@ mod discovery;
 mod driver;
 mod images;
 mod interface;
+mod labels;
 mod lazy;
 mod manage;
 mod mcp;

@@ -150,3 +150,107 @@ async fn the_same_tool_declaring_an_execution_runs_its_own_body() {
     let frames = e.store.stack().list_for_session(&sid).await.unwrap();
     assert_eq!(frames.len(), 1, "no child frame");
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct LaterInput {
+    /// `async`.
+    #[allow(dead_code)]
+    mode: String,
+    /// A short title.
+    #[allow(dead_code)]
+    title: String,
+    /// What to do.
+    #[allow(dead_code)]
+    prompt: String,
+    /// Which task agent.
+    #[allow(dead_code)]
+    agent_id: String,
+}
+
+/// Starts work in the background under a name the driver has never heard
+/// of: it declares the background-task route, so its body never runs.
+#[derive(Clone)]
+struct DoLater;
+
+impl TypedTool for DoLater {
+    type Input = LaterInput;
+    fn name(&self) -> &str {
+        "do_later"
+    }
+    fn description(&self) -> &str {
+        "Starts work in the background."
+    }
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Subagent
+    }
+    fn route(&self, _input: &LaterInput) -> CallRoute {
+        CallRoute::BackgroundTask
+    }
+    fn run(&self, _input: LaterInput) -> ToolResult {
+        Ok("ran bare".to_string())
+    }
+}
+
+/// A tool of another name declaring `CallRoute::BackgroundTask` is run as
+/// a background task: its call returns the task's id at once, the task
+/// agent works in its own background session, and its ending is delivered
+/// back into the conversation, which resumes by itself.
+#[tokio::test]
+async fn a_tool_of_any_name_declaring_a_background_task_starts_one() {
+    let args = serde_json::json!({
+        "mode": "async", "title": "Count", "prompt": "count the files", "agent_id": "w1"
+    });
+    let e = env_with(
+        &[("w1", "task")],
+        vec![
+            (
+                "main",
+                vec![
+                    ScriptedTurn::new()
+                        .tool_call(0, "l1", "do_later", args.to_string())
+                        .done(StopReason::ToolUse),
+                    answer("Started."),
+                    answer("It counted 7."),
+                ],
+            ),
+            ("w1", vec![answer("7 files")]),
+        ],
+        HandlerConfig::default(),
+        |h| {
+            h.with_interface_tools(Arc::new(|_f: &FrameContext| {
+                vec![Arc::new(DoLater) as Arc<dyn Tool>]
+            }))
+        },
+    )
+    .await;
+    let sid = e.session().await;
+    let outcome = e
+        .handler
+        .send_message(&sid, "later, please", RecordingSink::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome, TurnOutcome::Completed);
+    tasks_idle(&e).await;
+
+    let main = e.requests("main");
+    assert_eq!(main.len(), 3, "the conversation resumed once, by itself");
+    // The call's result is the task's id, at once; its body never ran.
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&results(&main[1])[0]).unwrap(),
+        serde_json::json!({"task_id": 1, "status": "started"})
+    );
+    // The task agent worked in its own background session.
+    let w1 = e.requests("w1");
+    assert_eq!(w1.len(), 1);
+    assert_eq!(user_text(&w1[0].messages[0]), "count the files");
+    let detail = e.handler.task(1).await.unwrap();
+    assert_eq!(detail.task.kind, "async");
+    assert_eq!(detail.task.state, "done");
+    assert_eq!(detail.task.parent_session_id.as_deref(), Some(sid.as_str()));
+    let bg = detail.runs[0].session_id.clone().unwrap();
+    assert_ne!(bg, sid);
+    // Its ending came back as the delivered result the model read.
+    let delivered: serde_json::Value = serde_json::from_str(&results(&main[2])[0]).unwrap();
+    assert_eq!(delivered["output"], "7 files");
+    assert_eq!(delivered["status"], "done");
+}
