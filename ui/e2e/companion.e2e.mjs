@@ -55,8 +55,12 @@ test("todos live, a question answered by a suggestion, a scratchpad edit in the 
   await addMockProvider(session, mock.baseUrl);
   await newChat(session);
   await send(session, "Set up storage.");
-  // The todos are a tab of the side panel (the tab chosen last is remembered: pick this one).
-  await session.click("[data-testid=side-pin-tab][data-tab=todos]");
+  // The todos are a tab of the side panel, which the agent's first todos
+  // open on that tab (an empty chat leaves the panel closed).
+  await session.waitFor("return !document.querySelector('[data-testid=side-panel]').hidden && document.querySelector('[data-testid=side-pin-tab][data-tab=todos]')?.getAttribute('aria-selected') === 'true'", {
+    what: "the panel opened on the new todos",
+    timeoutMs: 20_000,
+  });
 
   const progress = await session.waitFor("return document.querySelector('[data-testid=todo-progress]')?.textContent ?? null", {
     what: "the todos panel",

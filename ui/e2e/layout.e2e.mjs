@@ -110,9 +110,10 @@ const widths = () =>
 test("the side panel holds the chat's todos, scratchpad and tasks; the chat is a fixed column; a narrow window gets a count and an overlay", async () => {
   await windowSize(1600, 900);
   // The webview's storage outlives a run: start from no remembered panel.
-  await session.execute("for (const k of ['skald.sidePanelWidth', 'skald.sidePanelHidden', 'skald.sidePanelTab']) localStorage.removeItem(k); location.reload()");
+  await session.execute("for (const k of ['skald.sidePanelWidth', 'skald.sidePanelHidden', 'skald.sidePanelTab', 'skald.sidePanelPinnedOpen']) localStorage.removeItem(k); location.reload()");
   await new Promise((r) => setTimeout(r, 1000));
   await newChat(session);
+  assert.equal(await session.execute("return document.querySelector('[data-testid=side-panel]').hidden"), true, "a new chat's empty tabs leave the panel closed");
   await send(session, "Plan the work.");
   // The model's name is on the answer while it streams (not only once the turn ends).
   const named = await session.waitFor("return document.querySelector('[data-role=streaming] [data-testid=streaming-model]')?.textContent ?? null", {
@@ -125,6 +126,9 @@ test("the side panel holds the chat's todos, scratchpad and tasks; the chat is a
 
   // The todos the agent wrote, in the side panel's Todos tab.
   await session.waitFor("return !!document.querySelector('[data-testid=side-pin-tab][data-tab=todos]')", { what: "the Todos tab" });
+  // The chat's tabs alone leave the panel closed (no empty todo list takes
+  // the chat's room); the todos the agent writes open it on their tab.
+  await session.waitFor("return !document.querySelector('[data-testid=side-panel]').hidden", { what: "the panel opened by the new todos", timeoutMs: 20_000 });
   await session.click("[data-testid=side-pin-tab][data-tab=todos]");
   const todo = await session.waitFor(
     "const p = document.querySelector('[data-testid=side-panel]:not([hidden]) [data-testid=side-pane-todos]'); return p && p.querySelector('[data-testid=todo-progress]')?.textContent === '0/2' ? p.innerText : null",

@@ -44,6 +44,25 @@ function fakeApi(entries: ScratchpadEntryView[]) {
 }
 
 describe("companion panels", () => {
+  it("says when the chat has todos, then only when a refresh finds more", async () => {
+    const api = fakeApi([]);
+    const onNew = vi.fn();
+    api.sessionTodos.mockResolvedValueOnce([]).mockResolvedValueOnce([todos[0]]);
+    const panel = companionPanel("s1", api, onNew);
+    await panel.refresh();
+    expect(onNew).not.toHaveBeenCalled();
+    await panel.refresh();
+    expect(onNew).toHaveBeenCalledTimes(1);
+    await panel.refresh();
+    expect(onNew).toHaveBeenCalledTimes(2);
+    await panel.refresh();
+    expect(onNew).toHaveBeenCalledTimes(2);
+    // A chat opened with todos already written shows them at once.
+    const again = vi.fn();
+    await companionPanel("s1", api, again).refresh();
+    expect(again).toHaveBeenCalledTimes(1);
+  });
+
   it("edits and deletes scratchpad entries and shows each agent's todos apart", async () => {
     const api = fakeApi([entry("plan", "step 1")]);
     const panel = companionPanel("s1", api);

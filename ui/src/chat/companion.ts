@@ -85,11 +85,17 @@ function editing(root: HTMLElement): boolean {
 /** The panels (each a tab of the side panel), refreshed with `refresh()`
  *  (on tool results and turn ends); a refresh never wipes what the person is
  *  typing in the scratchpad. */
-export function companionPanel(sessionId: string, api: CompanionApi): { todos: HTMLElement; scratch: HTMLElement; refresh: () => Promise<void> } {
+export function companionPanel(
+  sessionId: string,
+  api: CompanionApi,
+  /** Called when the chat has todos on the first read, or more than the last read found. */
+  onNewTodos?: () => void,
+): { todos: HTMLElement; scratch: HTMLElement; refresh: () => Promise<void> } {
   const todosBox = el("div", { class: "companion", "data-testid": "companion-todos" });
   const scratchBox = el("div", { class: "companion", "data-testid": "companion-scratchpad" });
   let scratch: HTMLElement = el("section");
   let todos: HTMLElement = todosList([]);
+  let seen: number | null = null;
   todosBox.append(todos);
   scratchBox.append(scratch);
   const paintScratch = (entries: ScratchpadEntryView[]) => {
@@ -103,6 +109,9 @@ export function companionPanel(sessionId: string, api: CompanionApi): { todos: H
     const fresh = todosList(lists);
     todos.replaceWith(fresh);
     todos = fresh;
+    const count = lists.reduce((n, l) => n + l.todos.length, 0);
+    if (count > (seen ?? 0)) onNewTodos?.();
+    seen = count;
   };
   return { todos: todosBox, scratch: scratchBox, refresh };
 }

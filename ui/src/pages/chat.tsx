@@ -75,7 +75,7 @@ export async function mountChat(root: HTMLElement, sessionId: string | null, dep
   let control = null as ConversationControl | null;
   const [sessionRows, setSessionRows] = createSignal(sessions);
   const [resumed, setResumed] = createSignal(false);
-  const companion = current ? companionPanel(current, deps.api) : null;
+  const companion = current ? companionPanel(current, deps.api, () => sidePanel()?.reveal("todos")) : null;
   const refreshCompanion = () => void companion?.refresh().catch(() => undefined);
   // A new session takes its title from the first message: show it.
   const refreshSessions = async () => setSessionRows(await deps.api.listSessions());

@@ -37,6 +37,10 @@ export interface PinnedTab {
 export const WIDTH_KEY = "skald.sidePanelWidth";
 /** Whether the person hid the panel ("1"), and the pinned tab they chose. */
 export const HIDDEN_KEY = "skald.sidePanelHidden";
+/** Whether the person opened the panel for a page's own tabs alone (a
+ *  chat's todos, scratchpad and tasks): until then only a file opens it, so
+ *  an empty todo list never takes a third of the chat. */
+export const PINNED_OPEN_KEY = "skald.sidePanelPinnedOpen";
 export const TAB_KEY = "skald.sidePanelTab";
 export const MIN_WIDTH = 280;
 const DEFAULT_WIDTH = 520;
@@ -89,6 +93,10 @@ export class ViewerPanel {
   private readonly showing!: () => Showing | null;
   private readonly setShowing!: (s: Showing | null) => void;
   private readonly hidden!: () => boolean;
+  private readonly pinnedOpen!: () => boolean;
+  /** The page asked to show one of its tabs (new todos): open until it leaves. */
+  private readonly revealed = createSignal(false);
+  private readonly setPinnedOpen!: (on: boolean) => void;
   private readonly setHidden!: (h: boolean) => void;
   private readonly overlay!: () => boolean;
   private readonly setOverlay!: (o: boolean) => void;
@@ -108,6 +116,7 @@ export class ViewerPanel {
     const [active, setActive] = createSignal<string | null>(null);
     const [showing, setShowing] = createSignal<Showing | null>(null);
     const [hidden, setHidden] = createSignal(readKey(store, HIDDEN_KEY) === "1");
+    const [pinnedOpen, setPinnedOpen] = createSignal(readKey(store, PINNED_OPEN_KEY) === "1");
     const [overlay, setOverlay] = createSignal(false);
     const [inner, setInner] = createSignal(windowWidth());
     const first = Math.min(DEFAULT_WIDTH, Math.round(windowWidth() * 0.4));
@@ -115,14 +124,23 @@ export class ViewerPanel {
     // so a window made narrow and wide again gets that width back.
     const [preferred, setPreferred] = createSignal(clampWidth(storedWidth(store, WIDTH_KEY, first), MIN_WIDTH, Number.MAX_SAFE_INTEGER));
     const [dragging, setDragging] = createSignal(false);
-    Object.assign(this, { tabs, setTabs, pinned, setPinnedTabs, active, setActive, showing, setShowing, hidden, setHidden, overlay, setOverlay, preferred, setPreferred, inner });
+    Object.assign(this, { tabs, setTabs, pinned, setPinnedTabs, active, setActive, showing, setShowing, hidden, setHidden, pinnedOpen, setPinnedOpen, overlay, setOverlay, preferred, setPreferred, inner });
     let disposeRoot = () => undefined as void;
     this.node = createRoot((d) => {
       disposeRoot = d;
       const resize = () => {
         setInner(windowWidth());
         // Wide again: the panel is back beside the chat, not over it.
-        if (inner() > NARROW) setOverlay(false);
+        if (inner() > NARROW && overlay()) {
+          // Asked for over the chat, it stays open beside it.
+          setOverlay(false);
+          setHidden(false);
+          writeKey(store, HIDDEN_KEY, "0");
+          if (tabs().length === 0) {
+            setPinnedOpen(true);
+            writeKey(store, PINNED_OPEN_KEY, "1");
+          }
+        }
       };
       // Over the chat, a press outside the panel (its toggle aside) closes it.
       const outside = (e: PointerEvent) => {
@@ -296,7 +314,8 @@ export class ViewerPanel {
   /** Whether the panel shows now: beside the chat, or over it in a narrow window. */
   isOpen(): boolean {
     if (this.tabCount() === 0) return false;
-    return this.narrow() ? this.overlay() : !this.hidden();
+    if (this.narrow()) return this.overlay();
+    return !this.hidden() && (this.tabs().length > 0 || this.pinnedOpen() || this.revealed[0]());
   }
 
   /** Shows or hides the panel: in a narrow window as an overlay over the
@@ -306,8 +325,15 @@ export class ViewerPanel {
       this.setOverlay(!this.overlay());
       return;
     }
-    this.setHidden(!this.hidden());
-    writeKey(this.store, HIDDEN_KEY, this.hidden() ? "1" : "0");
+    const open = !this.isOpen();
+    if (!open) this.revealed[1](false);
+    this.setHidden(!open);
+    writeKey(this.store, HIDDEN_KEY, open ? "0" : "1");
+    // Only the page's own tabs: whether they show is a choice of its own.
+    if (this.tabs().length === 0) {
+      this.setPinnedOpen(open);
+      writeKey(this.store, PINNED_OPEN_KEY, open ? "1" : "0");
+    }
   }
 
   /** Pins a page's tabs (replacing any); the returned release unpins them
@@ -322,6 +348,7 @@ export class ViewerPanel {
     }
     return () => {
       if (mine !== this.pinOwner) return;
+      this.revealed[1](false);
       this.setPinnedTabs([]);
       this.setOverlay(false);
       if (this.active()?.startsWith("pin:")) {
@@ -329,6 +356,15 @@ export class ViewerPanel {
         this.setActive(s ? fileKey(s.tab.path) : null);
       }
     };
+  }
+
+  /** Something new in the page's tab `id` (the agent wrote todos): the
+   *  panel opens on it beside the chat, unless the person hid the panel or
+   *  the window is narrow (the header's count says it is there). */
+  reveal(id: string): void {
+    if (!this.pinned().some((t) => t.id === id)) return;
+    this.setActive(pinKey(id));
+    this.revealed[1](true);
   }
 
   /** Shows the pinned tab `id` (and remembers the choice). */

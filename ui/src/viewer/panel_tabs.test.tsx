@@ -3,7 +3,7 @@
 // chat header's toggle with its tab count, and the overlay of a narrow window.
 import { render } from "solid-js/web";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { HIDDEN_KEY, PanelToggle, type PanelTab, type PinnedTab, setSidePanel, TAB_KEY, ViewerPanel, WIDTH_KEY } from "./panel";
+import { HIDDEN_KEY, PanelToggle, type PanelTab, PINNED_OPEN_KEY, type PinnedTab, setSidePanel, TAB_KEY, ViewerPanel, WIDTH_KEY } from "./panel";
 import { sessionTabs } from "../chat/session_tabs";
 import type { TaskView } from "../bindings";
 
@@ -57,8 +57,12 @@ describe("the side panel's pinned tabs", () => {
     expect(p.node.hidden).toBe(true);
     const release = p.setPinned(pins());
     await flush();
-    // Shown with the first pinned tab: the chat's panels are in the side panel now.
+    // A chat's tabs alone leave the panel closed (an empty todo list must
+    // not take a third of the chat) until the person opens it.
+    expect(p.node.hidden).toBe(true);
+    p.toggle();
     expect(p.node.hidden).toBe(false);
+    expect(store.get(PINNED_OPEN_KEY)).toBe("1");
     expect(pinTabs(p).map((t) => t.textContent)).toEqual(["Todos", "Scratchpad"]);
     expect(body(p)).toEqual(["the todos"]);
     pinTabs(p)[1].click();
@@ -101,6 +105,7 @@ describe("the side panel's pinned tabs", () => {
     const store = new Map<string, string>();
     const { p } = panel(store);
     p.setPinned(pins());
+    p.toggle();
     p.setWidth(420);
     (p.node.querySelector("[data-testid=side-hide]") as HTMLButtonElement).click();
     expect(p.node.hidden).toBe(true);
@@ -115,6 +120,56 @@ describe("the side panel's pinned tabs", () => {
     again.open("/w/a.md");
     expect(again.node.hidden).toBe(false);
     again.dispose();
+  });
+});
+
+describe("when the panel opens by itself", () => {
+  it("a chat's tabs alone do not open it, a file does; the person's choice for the chat's tabs is remembered", () => {
+    const store = new Map<string, string>();
+    const { p } = panel(store);
+    p.setPinned(pins());
+    expect(p.isOpen()).toBe(false);
+    expect(p.tabCount()).toBe(2);
+    p.open("/w/a.md");
+    expect(p.isOpen()).toBe(true);
+    p.close(0);
+    expect(p.isOpen()).toBe(false);
+    p.toggle();
+    expect(p.isOpen()).toBe(true);
+    p.dispose();
+    const again = panel(store).p;
+    again.setPinned(pins());
+    expect(again.isOpen()).toBe(true);
+    again.toggle();
+    expect(again.isOpen()).toBe(false);
+    again.dispose();
+    const third = panel(store).p;
+    third.setPinned(pins());
+    expect(third.isOpen()).toBe(false);
+    third.dispose();
+  });
+});
+
+describe("new todos", () => {
+  it("open the panel on the Todos tab until the chat leaves, unless the person hid it", () => {
+    const store = new Map<string, string>();
+    const { p } = panel(store);
+    const release = p.setPinned(pins());
+    p.showTab("scratchpad");
+    expect(p.isOpen()).toBe(false);
+    p.reveal("todos");
+    expect(p.isOpen()).toBe(true);
+    expect(p.activeTab()).toBe("pin:todos");
+    release();
+    p.setPinned(pins());
+    expect(p.isOpen()).toBe(false);
+    // Hidden by the person: new todos do not bring it back.
+    p.toggle();
+    p.toggle();
+    expect(store.get(HIDDEN_KEY)).toBe("1");
+    p.reveal("todos");
+    expect(p.isOpen()).toBe(false);
+    p.dispose();
   });
 });
 
