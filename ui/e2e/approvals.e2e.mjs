@@ -196,7 +196,8 @@ test("three waiting calls of one message: one click approves them all and all ru
 });
 
 test("a Don't-ask bypass shows on the chat with its time left; Ask again ends it and the next call asks", async () => {
-  await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  // The chat page may still be mounting after a navigation or reload.
+  await session.waitFor("const d = document.querySelector('[data-testid=session-settings]'); if (d) d.open = true; return !!d", { what: "the session settings" });
   // The settings read the session when first opened: the form comes after.
   await session.waitFor("return !!document.querySelector('[name=bypassKind]')", { what: "the session settings' form" });
   await session.execute(

@@ -326,7 +326,8 @@ test("a chat's own always-on server is set in its session settings and stays tha
 
   await session.execute(`location.hash = '#/chat/${sid}'`);
   await session.waitFor("return !!document.querySelector('[data-testid=session-settings]')", { what: "the chat's session settings" });
-  await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  // The chat page may still be mounting after a navigation or reload.
+  await session.waitFor("const d = document.querySelector('[data-testid=session-settings]'); if (d) d.open = true; return !!d", { what: "the session settings" });
   const box = "[data-testid=chat-mcp-always-on] [name=chat-mcp-everything]";
   await session.waitFor(`const b = document.querySelector('${box}'); return !!b && !b.checked && !b.disabled`, { what: "the chat's own toggle, off" });
   await session.execute(`document.querySelector('${box}').click()`);
@@ -335,6 +336,7 @@ test("a chat's own always-on server is set in its session settings and stays tha
   assert.match(cliOut(["mcp", "always-on"]), /no MCP server is always on/);
   await session.execute("location.reload()");
   await session.waitFor("return !!document.querySelector('[data-testid=session-settings]')", { what: "the chat after a reload" });
-  await session.execute("document.querySelector('[data-testid=session-settings]').open = true");
+  // The chat page may still be mounting after a navigation or reload.
+  await session.waitFor("const d = document.querySelector('[data-testid=session-settings]'); if (d) d.open = true; return !!d", { what: "the session settings" });
   await session.waitFor(`return document.querySelector('${box}')?.checked === true`, { what: "the chat's own toggle, still on" });
 });
