@@ -70,8 +70,9 @@ test("the installed app finds the session the installed CLI stored in the defaul
   await session.waitFor(`return !!document.querySelector('[data-session="${seeded}"]')`, {
     what: "the CLI's session in the list",
   });
-  // The webview keeps its own state under the identifier; the database does not.
-  assert.ok(existsSync(join(home, ".local/share/dev.skald.desktop")), "webview data dir under the new identifier");
+  // The webview keeps its storage in the data directory beside the database
+  // (so another data dir never shares it), not under the app identifier.
+  assert.ok(existsSync(join(home, ".local/share/skald/webview")), "the webview's storage in the data dir");
 });
 
 test("a chat against the mock works in the installed app", async () => {
