@@ -6,7 +6,6 @@ use std::sync::Arc;
 use skald_mcp::{McpManager, McpSource};
 use skald_session::{
     ActivateTools, ApprovalManager, ChatSessionHandler, DefaultProviderResolver, NullSink,
-    ToolGroup,
 };
 use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
@@ -48,14 +47,6 @@ impl AppState {
         if let Err(e) = mcp.load(&store).await {
             tracing::warn!(error = %e, "cannot load the MCP servers");
         }
-        let groups = mcp.clone();
-        let lister = move || {
-            groups
-                .groups()
-                .into_iter()
-                .map(|(name, description)| ToolGroup { name, description })
-                .collect::<Vec<_>>()
-        };
         let sessions = ChatSessionHandler::new(
             store.clone(),
             registry.clone(),
@@ -65,7 +56,7 @@ impl AppState {
         .with_agents_dir(user_agents_dir(&data_dir))
         .with_gate(Arc::new(approvals.clone()))
         .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(mcp.clone()))))
         .with_interface_tools(config_tools_factory(&mcp, &store))
         .with_items(skald_mcp::items(mcp.clone(), store.clone()));
         // The session's own tools are listed as they declare themselves.

@@ -15,7 +15,7 @@ use skald_mcp::{McpManager, McpSource};
 use skald_protocol::{SessionEvent, TurnOutcome};
 use skald_session::{
     ActivateTools, AgentDirs, ApprovalManager, ChatSessionHandler, DefaultProviderResolver,
-    SessionError, SessionParams, ToolGroup, TurnOptions,
+    SessionError, SessionParams, TurnOptions,
 };
 use skald_session::{FrameContext, InterfaceTools};
 use skald_store::Store;
@@ -127,17 +127,9 @@ pub(crate) fn session_handler(
     agents_dir: PathBuf,
 ) -> ChatSessionHandler {
     let resolver = Arc::new(DefaultProviderResolver::new(store.clone()));
-    let groups = mcp.clone();
-    let lister = move || {
-        groups
-            .groups()
-            .into_iter()
-            .map(|(name, description)| ToolGroup { name, description })
-            .collect::<Vec<_>>()
-    };
     ChatSessionHandler::new(store.clone(), registry, resolver, agents_dir)
         .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))))
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(mcp.clone()))))
         .with_interface_tools(config_tools_factory(mcp, store))
         .with_items(skald_mcp::items(mcp.clone(), store.clone()))
 }

@@ -45,6 +45,16 @@ where
     }
 }
 
+/// The MCP servers that can be activated, each as a group.
+impl GroupLister for skald_mcp::McpManager {
+    fn groups(&self) -> Vec<ToolGroup> {
+        skald_mcp::McpManager::groups(self)
+            .into_iter()
+            .map(|(name, description)| ToolGroup { name, description })
+            .collect()
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ActivateInput {

@@ -20,9 +20,7 @@ use std::time::{Duration, Instant};
 
 use skald_llm::{FakeProvider, ScriptedTurn};
 use skald_mcp::{McpManager, McpSource, ServerConfig, ServerStatus, Transport};
-use skald_session::{
-    ActivateTools, ChatSessionHandler, FixedProvider, NullSink, SessionParams, ToolGroup,
-};
+use skald_session::{ActivateTools, ChatSessionHandler, FixedProvider, NullSink, SessionParams};
 use skald_store::Store;
 use skald_tools::{BuiltinDeps, builtin_registry};
 
@@ -125,19 +123,11 @@ async fn one(dir: &std::path::Path, slow: u64) -> Result<(Duration, Duration, Du
     let registry = Arc::new(builtin_registry(&BuiltinDeps::default()));
     let mcp = McpManager::new(Some(dir.join("mcp-logs")), Some(store.clone()));
     mcp.load(&store).await.map_err(|e| err(&e))?;
-    let groups = mcp.clone();
-    let lister = move || {
-        groups
-            .groups()
-            .into_iter()
-            .map(|(name, description)| ToolGroup { name, description })
-            .collect::<Vec<_>>()
-    };
     let fake = Arc::new(FakeProvider::new([ScriptedTurn::text_reply("hello")]));
     let providers = Arc::new(FixedProvider::new(fake, "fake"));
     let sessions = ChatSessionHandler::new(store.clone(), registry, providers, &agents)
         .with_tool_source(Arc::new(McpSource::new(mcp.clone())))
-        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(lister))));
+        .with_interface_tools(Arc::new(ActivateTools::new(Arc::new(mcp.clone()))));
     mcp.set_requests(sessions.mcp_requests(dir.to_path_buf()));
     sessions.list_sessions().await.map_err(|e| err(&e))?;
     let start = t0.elapsed();
