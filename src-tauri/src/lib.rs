@@ -38,13 +38,15 @@ pub(crate) fn webview_data_dir(data_dir: &Path) -> std::path::PathBuf {
 
 /// The main window, built once the data directory is known (the config
 /// declares it with `create: false`).
-fn open_main_window(app: &tauri::App, data_dir: &Path) -> tauri::Result<()> {
+fn open_main_window(app: &tauri::App, data_dir: Option<&Path>) -> tauri::Result<()> {
     let Some(config) = app.config().app.windows.iter().find(|w| w.label == "main") else {
         return Err(tauri::Error::WindowNotFound);
     };
-    tauri::WebviewWindowBuilder::from_config(app.handle(), config)?
-        .data_directory(webview_data_dir(data_dir))
-        .build()?;
+    let mut builder = tauri::WebviewWindowBuilder::from_config(app.handle(), config)?;
+    if let Some(dir) = data_dir {
+        builder = builder.data_directory(webview_data_dir(dir));
+    }
+    builder.build()?;
     Ok(())
 }
 
@@ -79,6 +81,12 @@ pub fn run() {
         .manage(html_view::HtmlRoots::default())
         .register_asynchronous_uri_scheme_protocol(html_view::SCHEME, html_view::handle)
         .setup(|app| {
+            // The window first, so WebKit starts loading the UI while the
+            // database opens; its storage goes where the database will be.
+            // (A data dir that cannot be named fails the load below, with a
+            // dialog; the window then keeps WebKit's default storage.)
+            let data_dir = skald_store::default_data_dir().ok();
+            open_main_window(app, data_dir.as_deref())?;
             let resources = app.path().resource_dir().ok();
             let state = match tauri::async_runtime::block_on(AppState::load(resources)) {
                 Ok(state) => state,
@@ -94,7 +102,6 @@ pub fn run() {
                     return Err(e.into());
                 }
             };
-            open_main_window(app, &state.data_dir)?;
             state.watch_restart(app.handle().clone());
             state.resume_in_background(app.handle().clone());
             state.deliver_notifications();
